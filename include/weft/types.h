@@ -1,0 +1,128 @@
+/* weft/types.h owns the one table of OpenSHMEM types from which the whole
+ * typed API (declarations, definitions, C11 generics, tests) is generated.
+ *
+ * Each row is X(NAME, TYPE, DT, GEN):
+ *   NAME  the TYPENAME used in routine names (shmem_NAME_put)
+ *   TYPE  the C type
+ *   DT    the internal atomic datatype class (I32, I64, U32, U64, F32, F64,
+ *         or NONE where the type never takes part in an atomic)
+ *   GEN   Y if the type is a distinct C type that may appear in a C11
+ *         _Generic association list, N for typedef aliases (int64_t = long)
+ *         that would duplicate one.
+ */
+#ifndef WEFT_TYPES_H
+#define WEFT_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Table 5 of OpenSHMEM 1.5: standard RMA types. */
+#define WEFT_RMA_TYPES(X)                                   \
+    X(float, float, F32, Y)                                 \
+    X(double, double, F64, Y)                               \
+    X(longdouble, long double, NONE, Y)                     \
+    X(char, char, NONE, Y)                                  \
+    X(schar, signed char, NONE, Y)                          \
+    X(short, short, NONE, Y)                                \
+    X(int, int, I32, Y)                                     \
+    X(long, long, I64, Y)                                   \
+    X(longlong, long long, I64, Y)                          \
+    X(uchar, unsigned char, NONE, Y)                        \
+    X(ushort, unsigned short, NONE, Y)                      \
+    X(uint, unsigned int, U32, Y)                           \
+    X(ulong, unsigned long, U64, Y)                         \
+    X(ulonglong, unsigned long long, U64, Y)                \
+    X(int8, int8_t, NONE, N)                                \
+    X(int16, int16_t, NONE, N)                              \
+    X(int32, int32_t, I32, N)                               \
+    X(int64, int64_t, I64, N)                               \
+    X(uint8, uint8_t, NONE, N)                              \
+    X(uint16, uint16_t, NONE, N)                            \
+    X(uint32, uint32_t, U32, N)                             \
+    X(uint64, uint64_t, U64, N)                             \
+    X(size, size_t, U64, N)                                 \
+    X(ptrdiff, ptrdiff_t, I64, N)
+
+/* Table 6: standard AMO types (fetch_inc, inc, fetch_add, add, compare_swap). */
+#define WEFT_AMO_STD_TYPES(X)                               \
+    X(int, int, I32, Y)                                     \
+    X(long, long, I64, Y)                                   \
+    X(longlong, long long, I64, Y)                          \
+    X(uint, unsigned int, U32, Y)                           \
+    X(ulong, unsigned long, U64, Y)                         \
+    X(ulonglong, unsigned long long, U64, Y)                \
+    X(int32, int32_t, I32, N)                               \
+    X(int64, int64_t, I64, N)                               \
+    X(uint32, uint32_t, U32, N)                             \
+    X(uint64, uint64_t, U64, N)                             \
+    X(size, size_t, U64, N)                                 \
+    X(ptrdiff, ptrdiff_t, I64, N)
+
+/* Table 7: extended AMO types (fetch, set, swap) = standard + float, double. */
+#define WEFT_AMO_EXT_TYPES(X)                               \
+    X(float, float, F32, Y)                                 \
+    X(double, double, F64, Y)                               \
+    WEFT_AMO_STD_TYPES(X)
+
+/* Table 8: bitwise AMO types (and, or, xor with and without fetch). */
+#define WEFT_AMO_BIT_TYPES(X)                               \
+    X(uint, unsigned int, U32, Y)                           \
+    X(ulong, unsigned long, U64, Y)                         \
+    X(ulonglong, unsigned long long, U64, Y)                \
+    X(int32, int32_t, I32, N)                               \
+    X(int64, int64_t, I64, N)                               \
+    X(uint32, uint32_t, U32, N)                             \
+    X(uint64, uint64_t, U64, N)
+
+/* Table 10: point-to-point synchronization types (wait_until, test). */
+#define WEFT_P2P_TYPES(X)                                   \
+    X(short, short, NONE, Y)                                \
+    X(int, int, I32, Y)                                     \
+    X(long, long, I64, Y)                                   \
+    X(longlong, long long, I64, Y)                          \
+    X(ushort, unsigned short, NONE, Y)                      \
+    X(uint, unsigned int, U32, Y)                           \
+    X(ulong, unsigned long, U64, Y)                         \
+    X(ulonglong, unsigned long long, U64, Y)                \
+    X(int32, int32_t, I32, N)                               \
+    X(int64, int64_t, I64, N)                               \
+    X(uint32, uint32_t, U32, N)                             \
+    X(uint64, uint64_t, U64, N)                             \
+    X(size, size_t, U64, N)                                 \
+    X(ptrdiff, ptrdiff_t, I64, N)
+
+/* Sized RMA routines: shmem_putSIZE / getSIZE / iputSIZE ... (bits, C type). */
+#define WEFT_RMA_SIZES(X)                                   \
+    X(8, uint8_t)                                           \
+    X(16, uint16_t)                                         \
+    X(32, uint32_t)                                         \
+    X(64, uint64_t)                                         \
+    X(128, weft_u128_t)
+
+typedef struct { uint64_t w[2]; } weft_u128_t;
+
+/* Deprecated AMO names kept for old programs: cswap, swap, finc, inc,
+ * fadd, add (int, long, longlong) and fetch, set, swap also on float and
+ * double. */
+#define WEFT_AMO_DEPRECATED_INT_TYPES(X)                    \
+    X(int, int, I32, Y)                                     \
+    X(long, long, I64, Y)                                   \
+    X(longlong, long long, I64, Y)
+
+#define WEFT_AMO_DEPRECATED_EXT_TYPES(X)                    \
+    X(float, float, F32, Y)                                 \
+    X(double, double, F64, Y)                               \
+    WEFT_AMO_DEPRECATED_INT_TYPES(X)
+
+/* Deprecated shmem_TYPE_wait(ivar, value). */
+#define WEFT_WAIT_DEPRECATED_TYPES(X)                       \
+    X(short, short, NONE, Y)                                \
+    X(int, int, I32, Y)                                     \
+    X(long, long, I64, Y)                                   \
+    X(longlong, long long, I64, Y)
+
+/* Expand only the rows whose GEN column is Y (for _Generic lists). */
+#define WEFT_IF_GEN_Y(...) __VA_ARGS__
+#define WEFT_IF_GEN_N(...)
+
+#endif

@@ -1,0 +1,91 @@
+/* memory.c owns the symmetric memory routines. They are collective: every
+ * PE calls them with the same arguments in the same order, which keeps the
+ * heap's offsets identical everywhere; the barriers the spec requires keep
+ * a PE from touching memory a peer has not allocated yet (or freed). */
+#include <string.h>
+
+#include "api.h"
+
+static void *sym_alloc(const char *call, size_t align, size_t size)
+{
+    weft_check_init(call);
+    void *p = NULL;
+    if (size > 0) {
+        p = weft_heap_alloc(align, size);
+        if (!p)
+            weft_warn(call,
+                      "cannot allocate %zu bytes from the symmetric heap (%zu bytes in all); "
+                      "raise SHMEM_SYMMETRIC_SIZE (e.g. SHMEM_SYMMETRIC_SIZE=2G)",
+                      size, weft_rt.seg[WEFT_SEG_HEAP].size);
+    }
+    weft_barrier_all_internal();
+    return p;
+}
+
+void *shmem_malloc(size_t size) { return sym_alloc("shmem_malloc", 0, size); }
+
+void *shmem_malloc_with_hints(size_t size, long hints)
+{
+    /* Hints only steer placement; every hint is valid to ignore. */
+    (void)hints;
+    return sym_alloc("shmem_malloc_with_hints", 0, size);
+}
+
+void *shmem_calloc(size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size) {
+        weft_warn("shmem_calloc", "count=%zu x size=%zu overflows", count, size);
+        return sym_alloc("shmem_calloc", 0, 0);
+    }
+    void *p = sym_alloc("shmem_calloc", 0, count * size);
+    if (p)
+        memset(p, 0, count * size);
+    return p;
+}
+
+void *shmem_align(size_t alignment, size_t size)
+{
+    if (alignment == 0 || (alignment & (alignment - 1)))
+        weft_fatal("shmem_align", "argument alignment=%zu is not a power of two", alignment);
+    return sym_alloc("shmem_align", alignment, size);
+}
+
+void shmem_free(void *ptr)
+{
+    weft_check_init("shmem_free");
+    weft_barrier_all_internal();
+    if (ptr)
+        weft_heap_free(ptr);
+}
+
+void *shmem_realloc(void *ptr, size_t size)
+{
+    weft_check_init("shmem_realloc");
+    if (!ptr)
+        return shmem_malloc(size);
+    if (size == 0) {
+        shmem_free(ptr);
+        return NULL;
+    }
+    size_t old = weft_heap_usable(ptr);
+    if (old == 0)
+        weft_fatal("shmem_realloc", "argument ptr=%p was not returned by shmem_malloc", ptr);
+    weft_barrier_all_internal();
+    /* Allocate-copy-free keeps every PE's heap layout identical; the old
+     * block stays valid if the heap is full. */
+    void *p = weft_heap_alloc(0, size);
+    if (!p) {
+        weft_warn("shmem_realloc",
+                  "cannot grow to %zu bytes; raise SHMEM_SYMMETRIC_SIZE", size);
+    } else {
+        memcpy(p, ptr, old < size ? old : size);
+        weft_heap_free(ptr);
+    }
+    weft_barrier_all_internal();
+    return p;
+}
+
+void *shmalloc(size_t size) { return shmem_malloc(size); }
+void shfree(void *ptr) { shmem_free(ptr); }
+void *shrealloc(void *ptr, size_t size) { return shmem_realloc(ptr, size); }
+void *shmemalign(size_t alignment, size_t size) { return shmem_align(alignment, size); }

@@ -1,0 +1,113 @@
+/* order.c owns ordering and mutual exclusion: fence, quiet, the world
+ * barrier and sync, distributed locks, contexts' life cycle, and the
+ * deprecated cache-control no-ops. */
+#include <stdlib.h>
+
+#include "../core/team.h"
+#include "api.h"
+
+struct weft_ctx weft_ctx_default;
+
+void shmem_ctx_fence(shmem_ctx_t ctx)
+{
+    weft_check_init("shmem_ctx_fence");
+    weft_tx_fence(weft_api_ctx("shmem_ctx_fence", ctx));
+}
+void shmem_fence(void) { shmem_ctx_fence(SHMEM_CTX_DEFAULT); }
+
+void shmem_ctx_quiet(shmem_ctx_t ctx)
+{
+    weft_check_init("shmem_ctx_quiet");
+    weft_tx_quiet(weft_api_ctx("shmem_ctx_quiet", ctx));
+}
+void shmem_quiet(void) { shmem_ctx_quiet(SHMEM_CTX_DEFAULT); }
+
+void shmem_barrier_all(void)
+{
+    weft_check_init("shmem_barrier_all");
+    weft_barrier_all_internal();
+}
+
+void shmem_sync_all(void)
+{
+    weft_check_init("shmem_sync_all");
+    weft_barrier_all_internal();
+}
+
+/* Contexts share the default context's transport resources until each gets
+ * its own endpoint; a quiet on any of them then completes all, which the
+ * spec allows. */
+int shmem_ctx_create(long options, shmem_ctx_t *ctx)
+{
+    weft_check_init("shmem_ctx_create");
+    if (!ctx)
+        weft_fatal("shmem_ctx_create", "argument ctx is NULL");
+    if (options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE)) {
+        *ctx = SHMEM_CTX_INVALID;
+        return 1;
+    }
+    struct weft_ctx *c = malloc(sizeof *c);
+    if (!c) {
+        *ctx = SHMEM_CTX_INVALID;
+        return 1;
+    }
+    *c = weft_ctx_default;
+    c->options = options;
+    *ctx = c;
+    return 0;
+}
+
+void shmem_ctx_destroy(shmem_ctx_t ctx)
+{
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
+    if (ctx == SHMEM_CTX_DEFAULT)
+        weft_fatal("shmem_ctx_destroy", "argument ctx is SHMEM_CTX_DEFAULT, which cannot be "
+                   "destroyed");
+    weft_tx_quiet(ctx);
+    free(ctx);
+}
+
+/* Locks: the lock word on PE 0 holds 0 when free and owner+1 when held.
+ * Acquire is a compare-and-swap loop with growing back-off; release is a
+ * quiet (the holder's updates complete first) then an atomic reset. */
+static long lock_cswap(const char *call, long *lock, long cond, long value)
+{
+    long old;
+    weft_api_amo(call, SHMEM_CTX_DEFAULT, WEFT_AMO_CSWAP, WEFT_DT_I64, lock, &value, &cond,
+                 &old, 0, 0);
+    return old;
+}
+
+int shmem_test_lock(long *lock)
+{
+    weft_check_init("shmem_test_lock");
+    long old = lock_cswap("shmem_test_lock", lock, 0, weft_rt.my_pe + 1);
+    return old == 0 ? 0 : 1;
+}
+
+void shmem_set_lock(long *lock)
+{
+    weft_check_init("shmem_set_lock");
+    unsigned spins = 0;
+    while (lock_cswap("shmem_set_lock", lock, 0, weft_rt.my_pe + 1) != 0)
+        weft_poll_yield(&spins);
+}
+
+void shmem_clear_lock(long *lock)
+{
+    weft_check_init("shmem_clear_lock");
+    weft_tx_quiet(&weft_ctx_default);
+    long me = weft_rt.my_pe + 1;
+    long old = lock_cswap("shmem_clear_lock", lock, me, 0);
+    if (old != me)
+        weft_fatal("shmem_clear_lock", "argument lock=%p is not held by this PE (holder %ld)",
+                   (void *)lock, old - 1);
+}
+
+void shmem_clear_cache_inv(void) {}
+void shmem_set_cache_inv(void) {}
+void shmem_clear_cache_line_inv(void *dest) { (void)dest; }
+void shmem_set_cache_line_inv(void *dest) { (void)dest; }
+void shmem_udcflush(void) {}
+void shmem_udcflush_line(void *dest) { (void)dest; }

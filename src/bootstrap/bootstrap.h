@@ -1,0 +1,40 @@
+/* bootstrap.h owns the interface between the runtime and whatever launched
+ * the job: rank and size, a key-value exchange, a barrier and job abort.
+ * Implementations: PMI-1 wire protocol (oshrun and Hydra), singleton. The
+ * launcher is detected at run time; PMIx and Slurm PMI-2 come later behind
+ * the same calls. */
+#ifndef WEFT_BOOTSTRAP_H
+#define WEFT_BOOTSTRAP_H
+
+#include <stddef.h>
+
+/* Detect the launcher and connect. Fills rank and size (a program started
+ * without a launcher is rank 0 of 1). Returns 0, or -1 with a message. */
+int weft_boot_init(int *rank, int *size);
+
+/* Name of the launcher protocol in use: "pmi1" (oshrun or Hydra), "singleton". */
+const char *weft_boot_name(void);
+
+/* Publish a binary value under key for this rank (encoded as needed). */
+int weft_boot_put(const char *key, const void *val, size_t len);
+
+/* Make every rank's puts visible to every other rank; a barrier. */
+int weft_boot_fence(void);
+
+/* Fetch the value another rank put under key; *len in: capacity, out: size. */
+int weft_boot_get(int rank, const char *key, void *val, size_t *len);
+
+/* put + fence + get from every rank: all must be n_ranks * len bytes. */
+int weft_boot_allgather(const char *key, const void *mine, void *all, size_t len);
+
+/* A plain barrier over the launcher channel (slow; used at init/finalize). */
+int weft_boot_barrier(void);
+
+/* Ask the launcher to end the whole job with this exit status, then exit.
+ * Never returns. */
+__attribute__((noreturn)) void weft_boot_abort(int status, const char *msg);
+
+/* Tell the launcher we finished cleanly. */
+int weft_boot_finalize(void);
+
+#endif

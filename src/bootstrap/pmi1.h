@@ -1,0 +1,26 @@
+/* pmi1.h: private interface between boot.c (launcher detection, singleton,
+ * allgather) and pmi1.c (the PMI-1 wire-protocol client spoken to oshrun and
+ * MPICH Hydra over the socket in PMI_FD). Not part of the library's API. */
+#ifndef WEFT_BOOT_PMI1_H
+#define WEFT_BOOT_PMI1_H
+
+#include <stddef.h>
+
+/* Handshake on fd (init, get_maxes, get_my_kvsname). rank and size come
+ * from PMI_RANK / PMI_SIZE and are passed in. Returns 0 or -1 (warned). */
+int weft_pmi1_init(int fd, int rank, int size);
+/* Publish len bytes under key for this rank; long values span several
+ * PMI keys so every PMI value stays within the server's vallen_max. */
+int weft_pmi1_put(const char *key, const void *val, size_t len);
+/* cmd=barrier_in / wait for cmd=barrier_out. Also makes puts visible. */
+int weft_pmi1_barrier(void);
+/* Fetch rank's value of key. *len in: capacity, out: size (also set when
+ * the capacity is too small, then -1 is returned). */
+int weft_pmi1_get(int rank, const char *key, void *val, size_t *len);
+/* Send cmd=abort exitcode=status and wait (briefly) for the launcher to
+ * kill us. Returns if the launcher did not. */
+void weft_pmi1_abort(int status);
+/* cmd=finalize / cmd=finalize_ack, then close the connection. */
+int weft_pmi1_finalize(void);
+
+#endif

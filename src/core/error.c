@@ -1,0 +1,75 @@
+/* error.c owns how weft reports problems: fatal errors name the call and
+ * the argument and take the whole job down through the launcher; warnings
+ * and debug traces go to stderr with the PE number. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../bootstrap/bootstrap.h"
+#include "runtime.h"
+
+int weft_debug_enabled;
+
+static void weft_vreport(const char *kind, const char *call, const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    /* One write so lines from different PEs do not interleave. */
+    char line[1400];
+    int n;
+    if (weft_rt.boot_up)
+        n = snprintf(line, sizeof line, "weft: PE %d: %s%s: %s\n", weft_rt.my_pe, kind,
+                     call ? call : "", msg);
+    else
+        n = snprintf(line, sizeof line, "weft: %s%s: %s\n", kind, call ? call : "", msg);
+    if (n > (int)sizeof line - 1)
+        n = (int)sizeof line - 1;
+    ssize_t w = write(STDERR_FILENO, line, (size_t)n);
+    (void)w;
+}
+
+void weft_fatal(const char *call, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    weft_vreport("", call, fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+    if (weft_rt.boot_up)
+        weft_boot_abort(1, NULL); /* message already printed */
+    _exit(1);
+}
+
+void weft_warn(const char *call, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    weft_vreport("warning: ", call, fmt, ap);
+    va_end(ap);
+}
+
+void weft_debug(const char *fmt, ...)
+{
+    if (!weft_debug_enabled)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    weft_vreport("debug: ", "", fmt, ap);
+    va_end(ap);
+}
+
+void weft_fail_not_symmetric(const char *call, const char *arg, const void *addr, size_t len)
+{
+    weft_fatal(call,
+               "argument %s=%p (%zu bytes) is not a symmetric address (not in the symmetric "
+               "heap [%p, +%zu) nor in static data [%p, +%zu))",
+               arg, addr, len, (void *)weft_rt.seg[WEFT_SEG_HEAP].base,
+               weft_rt.seg[WEFT_SEG_HEAP].size, (void *)weft_rt.seg[WEFT_SEG_DATA].base,
+               weft_rt.seg[WEFT_SEG_DATA].size);
+}
+
+void weft_fail_not_initialized(const char *call)
+{
+    weft_fatal(call, "called before shmem_init (or after shmem_finalize)");
+}

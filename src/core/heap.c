@@ -1,0 +1,147 @@
+/* heap.c owns the symmetric heap: one memfd-backed mapping per PE (so the
+ * on-node path can map peers' heaps) and a deterministic allocator whose
+ * bookkeeping lives outside the heap, so identical call sequences on every
+ * PE give identical offsets and a stray remote write cannot corrupt it. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+#define WEFT_HEAP_MIN_ALIGN 64 /* cache line: no false sharing between objects */
+
+struct weft_block {
+    size_t off, size;
+    int used;
+};
+
+static struct weft_block *blocks; /* sorted by offset, covering the heap */
+static size_t nblocks, capblocks;
+
+static void blocks_insert(size_t at, struct weft_block b)
+{
+    if (nblocks == capblocks) {
+        capblocks = capblocks ? capblocks * 2 : 64;
+        blocks = realloc(blocks, capblocks * sizeof *blocks);
+        if (!blocks)
+            weft_fatal("shmem_malloc", "out of private memory for heap bookkeeping");
+    }
+    memmove(&blocks[at + 1], &blocks[at], (nblocks - at) * sizeof *blocks);
+    blocks[at] = b;
+    nblocks++;
+}
+
+static void blocks_remove(size_t at)
+{
+    memmove(&blocks[at], &blocks[at + 1], (nblocks - at - 1) * sizeof *blocks);
+    nblocks--;
+}
+
+void weft_heap_init(size_t size)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    size = (size + (size_t)page - 1) & ~((size_t)page - 1);
+    if (size == 0)
+        size = (size_t)page;
+    int fd = memfd_create("weft-symmetric-heap", MFD_CLOEXEC);
+    void *base = MAP_FAILED;
+    if (fd >= 0 && ftruncate(fd, (off_t)size) == 0)
+        base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        /* No memfd (old kernel, seccomp): private memory still works
+         * through the provider, just not for direct on-node access. */
+        if (fd >= 0)
+            close(fd);
+        fd = -1;
+        base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                    -1, 0);
+        if (base == MAP_FAILED)
+            weft_fatal("shmem_init",
+                       "cannot map a symmetric heap of %zu bytes; lower SHMEM_SYMMETRIC_SIZE", size);
+    }
+    weft_rt.seg[WEFT_SEG_HEAP] = (struct weft_segment){base, size, fd};
+    nblocks = 0;
+    blocks_insert(0, (struct weft_block){0, size, 0});
+}
+
+void weft_heap_fini(void)
+{
+    struct weft_segment *s = &weft_rt.seg[WEFT_SEG_HEAP];
+    if (s->base)
+        munmap(s->base, s->size);
+    if (s->fd >= 0)
+        close(s->fd);
+    *s = (struct weft_segment){NULL, 0, -1};
+    free(blocks);
+    blocks = NULL;
+    nblocks = capblocks = 0;
+}
+
+void *weft_heap_alloc(size_t align, size_t size)
+{
+    if (align < WEFT_HEAP_MIN_ALIGN)
+        align = WEFT_HEAP_MIN_ALIGN;
+    if (size > weft_rt.seg[WEFT_SEG_HEAP].size)
+        return NULL;
+    size = (size + WEFT_HEAP_MIN_ALIGN - 1) & ~(size_t)(WEFT_HEAP_MIN_ALIGN - 1);
+    if (size == 0)
+        size = WEFT_HEAP_MIN_ALIGN;
+    for (size_t i = 0; i < nblocks; i++) {
+        struct weft_block b = blocks[i];
+        if (b.used)
+            continue;
+        size_t start = (b.off + align - 1) & ~(align - 1);
+        if (start - b.off > b.size || b.size - (start - b.off) < size)
+            continue;
+        /* Split into [pad][used][rest]. */
+        size_t pad = start - b.off, rest = b.size - pad - size;
+        blocks[i] = (struct weft_block){start, size, 1};
+        if (rest)
+            blocks_insert(i + 1, (struct weft_block){start + size, rest, 0});
+        if (pad)
+            blocks_insert(i, (struct weft_block){b.off, pad, 0});
+        return weft_rt.seg[WEFT_SEG_HEAP].base + start;
+    }
+    return NULL;
+}
+
+static size_t block_index(void *p)
+{
+    size_t off = (size_t)((char *)p - weft_rt.seg[WEFT_SEG_HEAP].base);
+    size_t lo = 0, hi = nblocks;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (blocks[mid].off < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < nblocks && blocks[lo].off == off && blocks[lo].used)
+        return lo;
+    return SIZE_MAX;
+}
+
+size_t weft_heap_usable(void *p)
+{
+    size_t i = block_index(p);
+    return i == SIZE_MAX ? 0 : blocks[i].size;
+}
+
+void weft_heap_free(void *p)
+{
+    size_t i = block_index(p);
+    if (i == SIZE_MAX)
+        weft_fatal("shmem_free", "argument ptr=%p was not returned by shmem_malloc (or was "
+                   "already freed)", p);
+    blocks[i].used = 0;
+    if (i + 1 < nblocks && !blocks[i + 1].used) {
+        blocks[i].size += blocks[i + 1].size;
+        blocks_remove(i + 1);
+    }
+    if (i > 0 && !blocks[i - 1].used) {
+        blocks[i - 1].size += blocks[i].size;
+        blocks_remove(i);
+    }
+}

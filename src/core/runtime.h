@@ -1,0 +1,191 @@
+/* runtime.h owns the process-wide state of a weft PE: who we are, the
+ * symmetric segments and how a local symmetric address resolves to
+ * (segment, offset), the atomic op/datatype vocabulary shared by the API
+ * layer and the transports, errors and tunables. */
+#ifndef WEFT_RUNTIME_H
+#define WEFT_RUNTIME_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define WEFT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define WEFT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define WEFT_NORETURN __attribute__((noreturn))
+#define WEFT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* Symmetric segments. Every PE has the same segments with the same sizes,
+ * so an offset into a segment names the same object everywhere. */
+enum weft_seg_id {
+    WEFT_SEG_HEAP = 0, /* shmem_malloc & co., memfd-backed */
+    WEFT_SEG_DATA = 1, /* the executable's .data/.bss (writable PT_LOAD) */
+    WEFT_NSEGS
+};
+
+struct weft_segment {
+    char *base;  /* local address of offset 0 */
+    size_t size; /* bytes */
+    int fd;      /* memfd backing it, or -1 */
+};
+
+/* Atomic operations and datatype classes understood by every transport. */
+enum weft_amo_op {
+    WEFT_AMO_FETCH, /* atomic read */
+    WEFT_AMO_SET,   /* atomic write */
+    WEFT_AMO_SWAP,
+    WEFT_AMO_CSWAP,
+    WEFT_AMO_ADD, /* add, fetch_add, inc, fetch_inc */
+    WEFT_AMO_AND,
+    WEFT_AMO_OR,
+    WEFT_AMO_XOR,
+    WEFT_AMO_NOPS
+};
+
+enum weft_dtype {
+    WEFT_DT_I32,
+    WEFT_DT_I64,
+    WEFT_DT_U32,
+    WEFT_DT_U64,
+    WEFT_DT_F32,
+    WEFT_DT_F64,
+    WEFT_DT_NTYPES
+};
+
+static inline size_t weft_dtype_size(enum weft_dtype dt)
+{
+    return (dt == WEFT_DT_I32 || dt == WEFT_DT_U32 || dt == WEFT_DT_F32) ? 4 : 8;
+}
+
+extern const char *const weft_amo_op_names[WEFT_AMO_NOPS];
+extern const char *const weft_dtype_names[WEFT_DT_NTYPES];
+
+/* Thread levels mirror SHMEM_THREAD_*; kept numeric here so the core does
+ * not depend on the public header. */
+struct weft_runtime {
+    int my_pe;
+    int n_pes;
+    int initialized; /* 1 between init and finalize */
+    int finalized;
+    int thread_level;
+    int boot_up; /* the launcher connection is open (abort can reach it) */
+    struct weft_segment seg[WEFT_NSEGS];
+    struct weft_internal_sym *sym; /* library-private symmetric area */
+    char hostname[256];
+};
+
+extern struct weft_runtime weft_rt;
+
+/* Library-private symmetric objects, allocated first in the heap so they
+ * sit at the same offset on every PE. */
+#define WEFT_BARRIER_ROUNDS 32
+struct weft_internal_sym {
+    uint64_t barrier_flag[WEFT_BARRIER_ROUNDS]; /* dissemination barrier */
+    uint64_t barrier_epoch;                      /* private count of barriers */
+};
+
+/* Resolve a local symmetric address of `len` bytes to its segment and offset.
+ * Returns 0 on success, -1 if any byte is outside every symmetric segment. */
+static inline int weft_sym_resolve(const void *addr, size_t len, int *seg, uint64_t *off)
+{
+    uintptr_t a = (uintptr_t)addr;
+    for (int s = 0; s < WEFT_NSEGS; s++) {
+        uintptr_t d = a - (uintptr_t)weft_rt.seg[s].base;
+        if (d < weft_rt.seg[s].size && len <= weft_rt.seg[s].size - d) {
+            *seg = s;
+            *off = d;
+            return 0;
+        }
+    }
+    /* A zero-length access may name one-past-the-end or any pointer. */
+    if (len == 0) {
+        *seg = WEFT_SEG_HEAP;
+        *off = 0;
+        return 0;
+    }
+    return -1;
+}
+
+/* ---- errors ----------------------------------------------------------- */
+
+/* Print "weft: PE n: call: message" and abort the whole job (non-zero exit,
+ * every PE gone). Safe before init (then it just exits). */
+WEFT_NORETURN void weft_fatal(const char *call, const char *fmt, ...) WEFT_PRINTF(2, 3);
+/* A warning on stderr, once per distinct call site is the caller's job. */
+void weft_warn(const char *call, const char *fmt, ...) WEFT_PRINTF(2, 3);
+/* Debug trace when WEFT_DEBUG is set. */
+void weft_debug(const char *fmt, ...) WEFT_PRINTF(1, 2);
+extern int weft_debug_enabled;
+
+/* Shared argument checks used by every public entry point: they name the
+ * call and the argument in the message and abort the job. */
+static inline void weft_check_pe(const char *call, int pe)
+{
+    if (WEFT_UNLIKELY((unsigned)pe >= (unsigned)weft_rt.n_pes))
+        weft_fatal(call, "argument pe=%d is out of range [0, %d)", pe, weft_rt.n_pes);
+}
+WEFT_NORETURN void weft_fail_not_symmetric(const char *call, const char *arg, const void *addr,
+                                           size_t len);
+WEFT_NORETURN void weft_fail_not_initialized(const char *call);
+
+static inline void weft_check_init(const char *call)
+{
+    if (WEFT_UNLIKELY(!weft_rt.initialized))
+        weft_fail_not_initialized(call);
+}
+
+/* Resolve or abort. */
+static inline void weft_sym_resolve_or_die(const char *call, const char *arg, const void *addr,
+                                           size_t len, int *seg, uint64_t *off)
+{
+    if (WEFT_UNLIKELY(weft_sym_resolve(addr, len, seg, off) != 0))
+        weft_fail_not_symmetric(call, arg, addr, len);
+}
+
+/* ---- tunables ----------------------------------------------------------
+ * Every environment variable weft reads is declared once in tunables.def
+ * and read only through these helpers, so weft-info and the docs list
+ * exactly what the code uses. */
+enum weft_tunable_id {
+#define WEFT_TUNABLE(id, name, kind, def, doc) WEFT_TUN_##id,
+#include "tunables.def"
+#undef WEFT_TUNABLE
+    WEFT_TUN_COUNT
+};
+struct weft_tunable_desc {
+    const char *name, *kind, *def, *doc;
+};
+extern const struct weft_tunable_desc weft_tunables[WEFT_TUN_COUNT];
+
+const char *weft_tun_str(enum weft_tunable_id id);   /* value or default (never NULL) */
+long long weft_tun_int(enum weft_tunable_id id);     /* integer, aborts on garbage */
+size_t weft_tun_size(enum weft_tunable_id id);       /* with K/M/G suffixes */
+int weft_tun_bool(enum weft_tunable_id id);          /* 1/0 yes/no on/off true/false */
+int weft_tun_is_set(enum weft_tunable_id id);        /* set in the environment */
+/* Parse "64M" etc.; returns -1 on malformed input. */
+int weft_parse_size(const char *s, size_t *out);
+
+/* ---- lifecycle (core/init.c) ------------------------------------------ */
+int weft_runtime_init(int requested_thread_level, int *provided);
+void weft_runtime_finalize(void);
+WEFT_NORETURN void weft_runtime_global_exit(int status);
+
+/* Internal collective helpers (core/sync.c), usable before teams exist. */
+void weft_barrier_all_internal(void);
+
+/* Polling helper: every wait loop in the library calls this each spin so
+ * progress happens and oversubscribed PEs yield the CPU after a short spin. */
+void weft_poll_yield(unsigned *spins);
+
+/* Symmetric heap allocator (core/heap.c). All collective callers pass the
+ * same sizes in the same order so offsets agree on every PE. */
+void weft_heap_init(size_t size);
+void *weft_heap_alloc(size_t align, size_t size);
+void weft_heap_free(void *p);
+size_t weft_heap_usable(void *p);
+void weft_heap_fini(void);
+
+/* The executable's writable segment (.data + .bss), page-aligned. */
+int weft_data_segment(char **base, size_t *size);
+
+#endif

@@ -1,0 +1,48 @@
+/* segments.c owns finding the executable's static data (.data + .bss), the
+ * second symmetric segment: remote access to static variables works because
+ * every PE runs the same executable, so offsets within it agree. */
+#include <elf.h>
+#include <link.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+struct data_seg_search {
+    uintptr_t lo, hi;
+    int found;
+};
+
+static int find_writable_load(struct dl_phdr_info *info, size_t sz, void *arg)
+{
+    (void)sz;
+    struct data_seg_search *s = arg;
+    /* The first object reported is the main program. */
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W))
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        uintptr_t hi = lo + ph->p_memsz;
+        if (!s->found || lo < s->lo)
+            s->lo = lo;
+        if (!s->found || hi > s->hi)
+            s->hi = hi;
+        s->found = 1;
+    }
+    return 1; /* stop after the main program */
+}
+
+int weft_data_segment(char **base, size_t *size)
+{
+    struct data_seg_search s = {0, 0, 0};
+    dl_iterate_phdr(find_writable_load, &s);
+    if (!s.found)
+        return -1;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = s.lo & ~(page - 1);
+    uintptr_t hi = (s.hi + page - 1) & ~(page - 1);
+    *base = (char *)lo;
+    *size = hi - lo;
+    return 0;
+}

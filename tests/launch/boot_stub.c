@@ -1,0 +1,59 @@
+/* boot_stub.c: just enough of the core (errors, tunables) for the launcher
+ * tests to link the bootstrap sources on their own, without libweft. */
+#include "core/runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int weft_debug_enabled;
+
+__attribute__((constructor)) static void stub_init(void)
+{
+    const char *d = getenv("WEFT_DEBUG");
+    weft_debug_enabled = d && *d && strcmp(d, "0") != 0;
+}
+
+const struct weft_tunable_desc weft_tunables[WEFT_TUN_COUNT] = {
+#define WEFT_TUNABLE(id, name, kind, def, doc) [WEFT_TUN_##id] = { name, kind, def, doc },
+#include "core/tunables.def"
+#undef WEFT_TUNABLE
+};
+
+const char *weft_tun_str(enum weft_tunable_id id)
+{
+    const char *v = getenv(weft_tunables[id].name);
+    return v ? v : weft_tunables[id].def;
+}
+
+static void vmsg(const char *what, const char *call, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "weft: %s%s%s", what, call ? call : "", call ? ": " : "");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void weft_fatal(const char *call, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("fatal: ", call, fmt, ap);
+    va_end(ap);
+    _exit(1);
+}
+
+void weft_warn(const char *call, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("", call, fmt, ap);
+    va_end(ap);
+}
+
+void weft_debug(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("debug: ", NULL, fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,810 @@
+/* oshrun: weft's single-machine launcher.
+ *
+ *   oshrun -n N [--] program [args...]
+ *
+ * Starts N copies of program (the PEs) and serves them the PMI-1 wire
+ * protocol, the same line protocol MPICH Hydra speaks, so the library has
+ * one bootstrap path for both launchers. Each PE gets one end of a
+ * socketpair as PMI_FD plus PMI_RANK and PMI_SIZE. One poll() loop, no
+ * threads: PMI requests (put/get/barrier/abort/finalize), a self-pipe for
+ * signals, and waitpid() for exits.
+ *
+ * PE 0 inherits oshrun's stdin, the others read /dev/null; stdout and
+ * stderr are shared. SIGINT/SIGTERM/SIGHUP are forwarded and end the job,
+ * SIGUSR1/SIGUSR2 are forwarded. When a PE exits non-zero, dies by a signal
+ * or calls abort, the others get SIGTERM and, WEFT_ABORT_TIMEOUT seconds
+ * later, SIGKILL; oshrun then exits non-zero. It exits 0 only if every PE
+ * exited 0. This program links neither libweft nor libfabric. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef WEFT_VERSION_STRING
+#define WEFT_VERSION_STRING "unknown"
+#endif
+
+/* Limits we advertise in cmd=maxes (Hydra's values). As in MPICH, they
+ * count a terminating NUL: keys and values must be strictly shorter. */
+#define KVSNAME_MAX 256
+#define KEYLEN_MAX 64
+#define VALLEN_MAX 1024
+#define REQ_MAX (64 * 1024) /* longest request line accepted from a PE */
+
+/* The tunables list, for the documented default of WEFT_ABORT_TIMEOUT. */
+static const struct {
+    const char *name, *def;
+} tunables[] = {
+#define WEFT_TUNABLE(id, name, kind, def, doc) { name, def },
+#include "tunables.def"
+#undef WEFT_TUNABLE
+};
+
+struct pe {
+    pid_t pid;   /* 0 once reaped */
+    int fd;      /* our end of the PMI socket, -1 once closed */
+    char *in;    /* bytes of requests not yet complete */
+    size_t inlen, incap;
+    char *out;   /* reply bytes not yet written */
+    size_t outoff, outlen, outcap;
+    int in_barrier;
+    int exited;  /* reaped */
+};
+
+struct kv {
+    struct kv *next;
+    char *key, *val;
+};
+
+#define KV_BUCKETS 4096
+
+static struct pe *pes;
+static int npes;
+static struct pollfd *pfd;
+static int *pfd_rank; /* PE behind each pfd entry, -1 for the signal pipe */
+static char kvsname[64];
+static struct kv *kvtab[KV_BUCKETS];
+static int barrier_count;
+
+static int tearing_down;      /* a teardown has started */
+static int killed;            /* SIGKILL has been sent */
+static int exit_code;         /* oshrun's status once tearing down */
+static struct timespec kill_deadline;
+static double abort_timeout;
+
+static int sigpipe_fds[2] = { -1, -1 };
+static volatile sig_atomic_t sig_seen[NSIG];
+
+static const char *prog_name = "oshrun";
+
+static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void msg(const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n > sizeof buf - 2)
+        n = sizeof buf - 2;
+    buf[n++] = '\n';
+    /* One write so lines from oshrun do not interleave with the PEs'. */
+    fflush(stdout);
+    ssize_t w = write(STDERR_FILENO, buf, (size_t)n);
+    (void)w;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- signals ----------------------------------------------------------- */
+
+static void on_signal(int sig)
+{
+    int saved = errno;
+    sig_seen[sig] = 1;
+    unsigned char b = (unsigned char)sig;
+    ssize_t w = write(sigpipe_fds[1], &b, 1);
+    (void)w;
+    errno = saved;
+}
+
+static const int handled_signals[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
+#define N_HANDLED (int)(sizeof handled_signals / sizeof handled_signals[0])
+
+static void setup_signals(void)
+{
+    if (pipe2(sigpipe_fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+        msg("%s: pipe: %s", prog_name, strerror(errno));
+        exit(1);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    for (int i = 0; i < N_HANDLED; i++) {
+        int s = handled_signals[i];
+        struct sigaction old;
+        /* A signal ignored when we started (nohup, background jobs) stays
+         * ignored, and the PEs inherit that. */
+        if (s != SIGCHLD && sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        sigaction(s, &sa, NULL);
+    }
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* ---- teardown ---------------------------------------------------------- */
+
+static void signal_all(int sig)
+{
+    for (int i = 0; i < npes; i++)
+        if (pes[i].pid > 0)
+            kill(pes[i].pid, sig);
+}
+
+/* Start taking the job down: the first reason wins and sets the status. */
+static void teardown(int code, int sig, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void teardown(int code, int sig, const char *fmt, ...)
+{
+    if (tearing_down)
+        return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    msg("%s: %s; terminating job", prog_name, buf);
+    tearing_down = 1;
+    exit_code = code;
+    if (abort_timeout <= 0) {
+        signal_all(SIGKILL);
+        killed = 1;
+        return;
+    }
+    signal_all(sig);
+    double t = now() + abort_timeout;
+    kill_deadline.tv_sec = (time_t)t;
+    kill_deadline.tv_nsec = (long)((t - (double)kill_deadline.tv_sec) * 1e9);
+}
+
+/* ---- key-value store --------------------------------------------------- */
+
+static size_t kv_hash(const char *s)
+{
+    size_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h % KV_BUCKETS;
+}
+
+static struct kv *kv_find(const char *key)
+{
+    for (struct kv *e = kvtab[kv_hash(key)]; e; e = e->next)
+        if (strcmp(e->key, key) == 0)
+            return e;
+    return NULL;
+}
+
+static int kv_put(const char *key, const char *val)
+{
+    struct kv *e = kv_find(key);
+    char *v = strdup(val);
+    if (!v)
+        return -1;
+    if (e) {
+        free(e->val);
+        e->val = v;
+        return 0;
+    }
+    e = malloc(sizeof *e);
+    char *k = strdup(key);
+    if (!e || !k) {
+        free(e);
+        free(k);
+        free(v);
+        return -1;
+    }
+    size_t h = kv_hash(key);
+    e->key = k;
+    e->val = v;
+    e->next = kvtab[h];
+    kvtab[h] = e;
+    return 0;
+}
+
+/* ---- PMI connections --------------------------------------------------- */
+
+static void pe_close(struct pe *p)
+{
+    if (p->fd >= 0)
+        close(p->fd);
+    p->fd = -1;
+    p->inlen = 0;
+    p->outoff = p->outlen = 0;
+}
+
+static void pe_flush(struct pe *p)
+{
+    while (p->fd >= 0 && p->outoff < p->outlen) {
+        ssize_t n = send(p->fd, p->out + p->outoff, p->outlen - p->outoff, MSG_NOSIGNAL);
+        if (n > 0) {
+            p->outoff += (size_t)n;
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            return; /* POLLOUT will bring us back */
+        } else {
+            /* The PE is gone; its exit status tells the story. */
+            p->outoff = p->outlen = 0;
+            return;
+        }
+    }
+    p->outoff = p->outlen = 0;
+}
+
+static void reply(struct pe *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reply(struct pe *p, const char *fmt, ...)
+{
+    if (p->fd < 0)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = p->outcap - p->outlen;
+        int n = vsnprintf(p->out ? p->out + p->outlen : NULL, p->out ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        /* +1 for the newline that replaces the NUL */
+        if (p->out && (size_t)n + 1 < room) {
+            p->outlen += (size_t)n;
+            p->out[p->outlen++] = '\n';
+            break;
+        }
+        size_t cap = p->outcap ? p->outcap : 256;
+        while (cap < p->outlen + (size_t)n + 2)
+            cap *= 2;
+        char *b = realloc(p->out, cap);
+        if (!b) {
+            msg("%s: out of memory", prog_name);
+            exit(1);
+        }
+        p->out = b;
+        p->outcap = cap;
+    }
+    pe_flush(p);
+}
+
+/* Split "a=b c=d" in place into at most max (name, value) pairs. */
+struct tok {
+    const char *name, *val;
+};
+static int tokenize(char *line, struct tok *t, int max)
+{
+    int n = 0;
+    char *save = NULL;
+    for (char *w = strtok_r(line, " \t", &save); w && n < max; w = strtok_r(NULL, " \t", &save)) {
+        char *eq = strchr(w, '=');
+        if (eq)
+            *eq = '\0';
+        t[n].name = w;
+        t[n].val = eq ? eq + 1 : "";
+        n++;
+    }
+    return n;
+}
+
+static const char *tok_get(const struct tok *t, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(t[i].name, name) == 0)
+            return t[i].val;
+    return NULL;
+}
+
+/* A PE that exited outside the barrier can never complete it. */
+static void check_barrier_deadlock(void)
+{
+    if (tearing_down || barrier_count == 0)
+        return;
+    for (int i = 0; i < npes; i++) {
+        if (pes[i].exited && !pes[i].in_barrier) {
+            teardown(1, SIGTERM, "PE %d exited while %d PE(s) wait for it in a PMI barrier", i,
+                     barrier_count);
+            return;
+        }
+    }
+}
+
+static void handle_request(int rank, char *line)
+{
+    struct pe *p = &pes[rank];
+    struct tok t[16];
+    int n = tokenize(line, t, 16);
+    if (n == 0)
+        return;
+    if (tearing_down)
+        return; /* the job is going away; nothing more to serve */
+    const char *cmd = tok_get(t, n, "cmd");
+    if (!cmd) {
+        teardown(1, SIGTERM, "PE %d sent an unsupported PMI request '%s'", rank, t[0].name);
+        return;
+    }
+    if (strcmp(cmd, "init") == 0) {
+        const char *v = tok_get(t, n, "pmi_version");
+        int ok = v && strcmp(v, "1") == 0;
+        reply(p, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=%d", ok ? 0 : -1);
+    } else if (strcmp(cmd, "get_maxes") == 0) {
+        reply(p, "cmd=maxes kvsname_max=%d keylen_max=%d vallen_max=%d", KVSNAME_MAX, KEYLEN_MAX,
+              VALLEN_MAX);
+    } else if (strcmp(cmd, "get_my_kvsname") == 0) {
+        reply(p, "cmd=my_kvsname kvsname=%s", kvsname);
+    } else if (strcmp(cmd, "get_appnum") == 0) {
+        reply(p, "cmd=appnum appnum=0");
+    } else if (strcmp(cmd, "get_universe_size") == 0) {
+        reply(p, "cmd=universe_size size=%d", npes);
+    } else if (strcmp(cmd, "put") == 0) {
+        const char *kvs = tok_get(t, n, "kvsname");
+        const char *key = tok_get(t, n, "key");
+        const char *val = tok_get(t, n, "value");
+        if (!kvs || strcmp(kvs, kvsname) != 0)
+            reply(p, "cmd=put_result rc=-1 msg=unknown_kvsname");
+        else if (!key || !*key || strlen(key) >= KEYLEN_MAX)
+            reply(p, "cmd=put_result rc=-1 msg=invalid_key");
+        else if (!val || strlen(val) >= VALLEN_MAX)
+            reply(p, "cmd=put_result rc=-1 msg=invalid_value");
+        else if (kv_put(key, val) != 0)
+            reply(p, "cmd=put_result rc=-1 msg=out_of_memory");
+        else
+            reply(p, "cmd=put_result rc=0 msg=success");
+    } else if (strcmp(cmd, "get") == 0) {
+        const char *kvs = tok_get(t, n, "kvsname");
+        const char *key = tok_get(t, n, "key");
+        struct kv *e = key ? kv_find(key) : NULL;
+        if (!kvs || strcmp(kvs, kvsname) != 0)
+            reply(p, "cmd=get_result rc=-1 msg=unknown_kvsname value=unknown");
+        else if (!e)
+            reply(p, "cmd=get_result rc=-1 msg=key_%s_not_found value=unknown", key ? key : "");
+        else
+            reply(p, "cmd=get_result rc=0 msg=success value=%s", e->val);
+    } else if (strcmp(cmd, "barrier_in") == 0) {
+        if (!p->in_barrier) {
+            p->in_barrier = 1;
+            barrier_count++;
+        }
+        if (barrier_count == npes) {
+            barrier_count = 0;
+            for (int i = 0; i < npes; i++) {
+                pes[i].in_barrier = 0;
+                reply(&pes[i], "cmd=barrier_out");
+            }
+        } else {
+            check_barrier_deadlock();
+        }
+    } else if (strcmp(cmd, "abort") == 0) {
+        const char *v = tok_get(t, n, "exitcode");
+        /* exitcode=0 comes from shmem_global_exit(0): the job ends, with 0. */
+        int code = v ? atoi(v) & 0xff : 1;
+        const char *m = tok_get(t, n, "error_msg");
+        teardown(code, SIGTERM, "PE %d called abort with exit code %d%s%s", rank,
+                 v ? atoi(v) : 1, m ? ": " : "", m ? m : "");
+    } else if (strcmp(cmd, "finalize") == 0) {
+        reply(p, "cmd=finalize_ack");
+    } else {
+        teardown(1, SIGTERM, "PE %d sent unsupported PMI command '%s'", rank, cmd);
+    }
+}
+
+/* Read what the PE sent and serve every complete line. Returns -1 once the
+ * connection is closed. */
+static int pe_read(int rank)
+{
+    struct pe *p = &pes[rank];
+    while (p->fd >= 0) {
+        if (p->inlen == p->incap) {
+            size_t cap = p->incap ? 2 * p->incap : 4096;
+            char *b = cap <= 2 * REQ_MAX ? realloc(p->in, cap) : NULL;
+            if (!b) {
+                teardown(1, SIGTERM, "PE %d sent an oversized PMI request", rank);
+                pe_close(p);
+                return -1;
+            }
+            p->in = b;
+            p->incap = cap;
+        }
+        ssize_t n = read(p->fd, p->in + p->inlen, p->incap - p->inlen);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        if (n <= 0) {
+            /* Closed. Whether that strands a barrier is judged once the
+             * process is reaped, so a crash is reported as a crash. */
+            pe_close(p);
+            return -1;
+        }
+        size_t start = 0, old = p->inlen;
+        p->inlen += (size_t)n;
+        for (size_t i = old; i < p->inlen; i++) {
+            if (p->in[i] != '\n')
+                continue;
+            p->in[i] = '\0';
+            handle_request(rank, p->in + start);
+            if (p->fd < 0)
+                return -1;
+            start = i + 1;
+        }
+        if (start) {
+            memmove(p->in, p->in + start, p->inlen - start);
+            p->inlen -= start;
+        }
+        if (p->inlen > REQ_MAX) {
+            teardown(1, SIGTERM, "PE %d sent an oversized PMI request", rank);
+            pe_close(p);
+            return -1;
+        }
+    }
+    return -1;
+}
+
+/* ---- processes --------------------------------------------------------- */
+
+static int find_pe(pid_t pid)
+{
+    for (int i = 0; i < npes; i++)
+        if (pes[i].pid == pid)
+            return i;
+    return -1;
+}
+
+static void reap(void)
+{
+    for (;;) {
+        int st;
+        pid_t pid = waitpid(-1, &st, WNOHANG);
+        if (pid < 0 && errno == EINTR)
+            continue;
+        if (pid <= 0)
+            return;
+        int r = find_pe(pid);
+        if (r < 0)
+            continue;
+        struct pe *p = &pes[r];
+        p->pid = 0; /* never signal a reaped pid: it may be reused */
+        /* Serve what it sent before dying first: an abort request names
+         * the real reason and its exit code. */
+        if (p->fd >= 0)
+            pe_read(r);
+        pe_close(p);
+        p->exited = 1;
+        if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
+            teardown(WEXITSTATUS(st), SIGTERM, "PE %d exited with status %d", r, WEXITSTATUS(st));
+        } else if (WIFSIGNALED(st)) {
+            int s = WTERMSIG(st);
+            teardown(128 + s, SIGTERM, "PE %d killed by signal %d (%s)%s", r, s, strsignal(s),
+                     WCOREDUMP(st) ? ", core dumped" : "");
+        }
+        check_barrier_deadlock();
+    }
+}
+
+static int live_pes(void)
+{
+    int n = 0;
+    for (int i = 0; i < npes; i++)
+        n += pes[i].pid > 0;
+    return n;
+}
+
+static void handle_signals(void)
+{
+    unsigned char buf[64];
+    while (read(sigpipe_fds[0], buf, sizeof buf) > 0)
+        ;
+    for (int i = 0; i < N_HANDLED; i++) {
+        int s = handled_signals[i];
+        if (!sig_seen[s])
+            continue;
+        sig_seen[s] = 0;
+        if (s == SIGCHLD) {
+            reap();
+        } else if (s == SIGUSR1 || s == SIGUSR2) {
+            signal_all(s);
+        } else if (tearing_down) {
+            /* Asked again while going down: no more waiting. */
+            signal_all(SIGKILL);
+            killed = 1;
+        } else {
+            teardown(128 + s, s, "received SIG%s", sigabbrev_np(s));
+        }
+    }
+}
+
+/* Start PE rank; returns 0, or -1 if the program could not be executed. */
+static int spawn(int rank, char **argv)
+{
+    int sv[2], ep[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || pipe2(ep, O_CLOEXEC) != 0) {
+        msg("%s: cannot create the PMI socket for PE %d: %s", prog_name, rank, strerror(errno));
+        return -1;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* Child: our handlers would write into oshrun's self-pipe. */
+        for (int i = 0; i < N_HANDLED; i++) {
+            struct sigaction cur;
+            if (sigaction(handled_signals[i], NULL, &cur) == 0 && cur.sa_handler != SIG_IGN)
+                signal(handled_signals[i], SIG_DFL);
+        }
+        signal(SIGPIPE, SIG_DFL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        int err = 0;
+        if (fcntl(sv[1], F_SETFD, 0) != 0)
+            err = errno;
+        if (!err && rank != 0) {
+            int dn = open("/dev/null", O_RDONLY);
+            if (dn < 0 || dup2(dn, STDIN_FILENO) < 0)
+                err = errno;
+            if (dn > STDIN_FILENO)
+                close(dn);
+        }
+        char num[32];
+        snprintf(num, sizeof num, "%d", sv[1]);
+        setenv("PMI_FD", num, 1);
+        snprintf(num, sizeof num, "%d", rank);
+        setenv("PMI_RANK", num, 1);
+        setenv("MPI_LOCALRANKID", num, 1);
+        snprintf(num, sizeof num, "%d", npes);
+        setenv("PMI_SIZE", num, 1);
+        setenv("MPI_LOCALNRANKS", num, 1);
+        unsetenv("PMI_PORT");
+        unsetenv("PMI_ID");
+        if (!err) {
+            execvp(argv[0], argv);
+            err = errno;
+        }
+        ssize_t w = write(ep[1], &err, sizeof err);
+        (void)w;
+        _exit(127);
+    }
+    int fork_err = errno;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    close(sv[1]);
+    close(ep[1]);
+    if (pid < 0) {
+        msg("%s: cannot start PE %d: %s", prog_name, rank, strerror(fork_err));
+        close(sv[0]);
+        close(ep[0]);
+        return -1;
+    }
+    pes[rank].pid = pid;
+    pes[rank].fd = sv[0];
+    fcntl(sv[0], F_SETFL, O_NONBLOCK);
+    /* The exec either succeeds (EOF here) or reports its errno. */
+    int err = 0;
+    ssize_t n;
+    while ((n = read(ep[0], &err, sizeof err)) < 0 && errno == EINTR)
+        ;
+    close(ep[0]);
+    if (n == (ssize_t)sizeof err) {
+        msg("%s: cannot run '%s': %s", prog_name, argv[0], strerror(err));
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- main -------------------------------------------------------------- */
+
+static void cleanup(void)
+{
+    for (int i = 0; pes && i < npes; i++) {
+        pe_close(&pes[i]);
+        free(pes[i].in);
+        free(pes[i].out);
+    }
+    for (size_t b = 0; b < KV_BUCKETS; b++) {
+        while (kvtab[b]) {
+            struct kv *e = kvtab[b];
+            kvtab[b] = e->next;
+            free(e->key);
+            free(e->val);
+            free(e);
+        }
+    }
+    free(pes);
+    free(pfd);
+    free(pfd_rank);
+    pes = NULL;
+    pfd = NULL;
+    pfd_rank = NULL;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: %s -n N [--] program [args...]\n"
+            "Start N processing elements (PEs) of an OpenSHMEM program on this machine.\n"
+            "\n"
+            "  -n N, -np N    number of PEs (default 1)\n"
+            "  -h, --help     show this help\n"
+            "  -V, --version  show the version\n"
+            "\n"
+            "PE 0 reads oshrun's stdin; the others read /dev/null. If a PE fails\n"
+            "(non-zero exit, signal, abort) the job is terminated: SIGTERM, then\n"
+            "SIGKILL after WEFT_ABORT_TIMEOUT seconds. The exit status is 0 only if\n"
+            "every PE exited 0.\n",
+            prog_name);
+}
+
+static double read_abort_timeout(void)
+{
+    const char *def = "5";
+    for (size_t i = 0; i < sizeof tunables / sizeof tunables[0]; i++)
+        if (strcmp(tunables[i].name, "WEFT_ABORT_TIMEOUT") == 0)
+            def = tunables[i].def;
+    const char *s = getenv("WEFT_ABORT_TIMEOUT");
+    if (s && *s) {
+        char *end;
+        errno = 0;
+        double v = strtod(s, &end);
+        if (!errno && !*end && v >= 0 && v <= 86400)
+            return v;
+        msg("%s: ignoring WEFT_ABORT_TIMEOUT='%s' (not a number of seconds); using %s", prog_name,
+            s, def);
+    }
+    return atof(def);
+}
+
+static int parse_count(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || !*s || *end || v < 1 || v > 1000000)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int n = 1, i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        } else if (strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0 || strcmp(a, "--np") == 0) {
+            if (i + 1 >= argc || parse_count(argv[i + 1], &n) != 0) {
+                msg("%s: %s needs a positive number of PEs", prog_name, a);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
+            printf("oshrun (weft) %s\n", WEFT_VERSION_STRING);
+            return 0;
+        } else if (a[0] == '-' && a[1]) {
+            msg("%s: unknown option '%s' (see %s --help)", prog_name, a, prog_name);
+            return 2;
+        } else {
+            break;
+        }
+    }
+    if (i >= argc) {
+        usage(stderr);
+        return 2;
+    }
+    char **prog = argv + i;
+    npes = n;
+    abort_timeout = read_abort_timeout();
+
+    /* One descriptor per PE stays open in oshrun. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        rl.rlim_cur < (rlim_t)npes + 32) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= (rlim_t)npes + 32
+                          ? (rlim_t)npes + 32
+                          : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        if (rl.rlim_cur < (rlim_t)npes + 32) {
+            msg("%s: %d PEs need more open files than the limit (%llu) allows", prog_name, npes,
+                (unsigned long long)rl.rlim_cur);
+            return 1;
+        }
+    }
+
+    pes = calloc((size_t)npes, sizeof *pes);
+    pfd = calloc((size_t)npes + 1, sizeof *pfd);
+    pfd_rank = calloc((size_t)npes + 1, sizeof *pfd_rank);
+    if (!pes || !pfd || !pfd_rank) {
+        msg("%s: out of memory", prog_name);
+        return 1;
+    }
+    for (int r = 0; r < npes; r++)
+        pes[r].fd = -1;
+    snprintf(kvsname, sizeof kvsname, "oshrun_%ld", (long)getpid());
+    setup_signals();
+
+    for (int r = 0; r < npes; r++) {
+        if (spawn(r, prog) != 0) {
+            /* Whatever started is torn down; a failed exec exits 127. */
+            teardown(127, SIGTERM, "could not start PE %d", r);
+            break;
+        }
+    }
+
+    for (;;) {
+        handle_signals(); /* reaps on SIGCHLD */
+        if (live_pes() == 0)
+            break;
+
+        int nfd = 0;
+        pfd[nfd].fd = sigpipe_fds[0];
+        pfd[nfd].events = POLLIN;
+        pfd_rank[nfd++] = -1;
+        for (int r = 0; r < npes; r++) {
+            if (pes[r].fd < 0)
+                continue;
+            pfd[nfd].fd = pes[r].fd;
+            pfd[nfd].events = POLLIN | (pes[r].outoff < pes[r].outlen ? POLLOUT : 0);
+            pfd_rank[nfd++] = r;
+        }
+        int timeout = -1;
+        if (tearing_down && !killed) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            double left = (double)(kill_deadline.tv_sec - ts.tv_sec) +
+                          (kill_deadline.tv_nsec - ts.tv_nsec) * 1e-9;
+            if (left <= 0) {
+                signal_all(SIGKILL);
+                killed = 1;
+                continue;
+            }
+            timeout = (int)(left * 1000) + 1;
+        }
+        int rc = poll(pfd, (nfds_t)nfd, timeout);
+        if (rc < 0) {
+            if (errno == EINTR)
+                continue;
+            msg("%s: poll: %s", prog_name, strerror(errno));
+            signal_all(SIGKILL);
+            cleanup();
+            return 1;
+        }
+        for (int k = 1; k < nfd; k++) {
+            int r = pfd_rank[k];
+            if (pfd[k].revents & POLLOUT)
+                pe_flush(&pes[r]);
+            if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR))
+                pe_read(r);
+        }
+    }
+    cleanup();
+    return tearing_down ? exit_code : 0;
+}
