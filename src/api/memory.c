@@ -6,48 +6,51 @@
 
 #include "api.h"
 
-static void *sym_alloc(const char *call, size_t align, size_t size)
+/* zero: clear the block before the closing barrier, so a peer's put made
+ * right after the call returns is never wiped. */
+static void *sym_alloc(const char *call, size_t align, size_t size, int zero)
 {
     weft_check_init(call);
     void *p = NULL;
     if (size > 0) {
         p = weft_heap_alloc(align, size);
-        if (!p)
+        if (!p && align > ((size_t)1 << 30))
+            weft_warn(call, "alignment=%zu is larger than the 1 GiB weft supports", align);
+        else if (!p)
             weft_warn(call,
                       "cannot allocate %zu bytes from the symmetric heap (%zu bytes in all); "
                       "raise SHMEM_SYMMETRIC_SIZE (e.g. SHMEM_SYMMETRIC_SIZE=2G)",
                       size, weft_rt.seg[WEFT_SEG_HEAP].size);
+        else if (zero)
+            memset(p, 0, size);
     }
     weft_barrier_all_internal();
     return p;
 }
 
-void *shmem_malloc(size_t size) { return sym_alloc("shmem_malloc", 0, size); }
+void *shmem_malloc(size_t size) { return sym_alloc("shmem_malloc", 0, size, 0); }
 
 void *shmem_malloc_with_hints(size_t size, long hints)
 {
     /* Hints only steer placement; every hint is valid to ignore. */
     (void)hints;
-    return sym_alloc("shmem_malloc_with_hints", 0, size);
+    return sym_alloc("shmem_malloc_with_hints", 0, size, 0);
 }
 
 void *shmem_calloc(size_t count, size_t size)
 {
     if (size && count > SIZE_MAX / size) {
         weft_warn("shmem_calloc", "count=%zu x size=%zu overflows", count, size);
-        return sym_alloc("shmem_calloc", 0, 0);
+        return sym_alloc("shmem_calloc", 0, 0, 0);
     }
-    void *p = sym_alloc("shmem_calloc", 0, count * size);
-    if (p)
-        memset(p, 0, count * size);
-    return p;
+    return sym_alloc("shmem_calloc", 0, count * size, 1);
 }
 
 void *shmem_align(size_t alignment, size_t size)
 {
     if (alignment == 0 || (alignment & (alignment - 1)))
         weft_fatal("shmem_align", "argument alignment=%zu is not a power of two", alignment);
-    return sym_alloc("shmem_align", alignment, size);
+    return sym_alloc("shmem_align", alignment, size, 0);
 }
 
 void shmem_free(void *ptr)

@@ -11,6 +11,10 @@
 #include "runtime.h"
 
 #define WEFT_HEAP_MIN_ALIGN 64 /* cache line: no false sharing between objects */
+/* Every PE's heap starts at an address aligned to this, so aligning an
+ * offset aligns the address identically on every PE (shmem_align). Only
+ * address space is reserved for the padding. */
+#define WEFT_HEAP_BASE_ALIGN ((size_t)1 << 30)
 
 struct weft_block {
     size_t off, size;
@@ -45,18 +49,31 @@ void weft_heap_init(size_t size)
     size = (size + (size_t)page - 1) & ~((size_t)page - 1);
     if (size == 0)
         size = (size_t)page;
+    /* Reserve size + alignment of address space, keep an aligned window. */
+    char *resv = mmap(NULL, size + WEFT_HEAP_BASE_ALIGN, PROT_NONE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (resv == MAP_FAILED)
+        weft_fatal("shmem_init",
+                   "cannot reserve %zu bytes of address space for the symmetric heap; lower "
+                   "SHMEM_SYMMETRIC_SIZE", size);
+    char *aligned = (char *)(((uintptr_t)resv + WEFT_HEAP_BASE_ALIGN - 1) &
+                             ~(uintptr_t)(WEFT_HEAP_BASE_ALIGN - 1));
+    if (aligned > resv)
+        munmap(resv, (size_t)(aligned - resv));
+    munmap(aligned + size, (size_t)(resv + WEFT_HEAP_BASE_ALIGN - aligned));
+
     int fd = memfd_create("weft-symmetric-heap", MFD_CLOEXEC);
     void *base = MAP_FAILED;
     if (fd >= 0 && ftruncate(fd, (off_t)size) == 0)
-        base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        base = mmap(aligned, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
     if (base == MAP_FAILED) {
         /* No memfd (old kernel, seccomp): private memory still works
          * through the provider, just not for direct on-node access. */
         if (fd >= 0)
             close(fd);
         fd = -1;
-        base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                    -1, 0);
+        base = mmap(aligned, size, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
         if (base == MAP_FAILED)
             weft_fatal("shmem_init",
                        "cannot map a symmetric heap of %zu bytes; lower SHMEM_SYMMETRIC_SIZE", size);
@@ -83,6 +100,8 @@ void *weft_heap_alloc(size_t align, size_t size)
 {
     if (align < WEFT_HEAP_MIN_ALIGN)
         align = WEFT_HEAP_MIN_ALIGN;
+    if (align > WEFT_HEAP_BASE_ALIGN)
+        return NULL; /* could not be the same offset on every PE */
     if (size > weft_rt.seg[WEFT_SEG_HEAP].size)
         return NULL;
     size = (size + WEFT_HEAP_MIN_ALIGN - 1) & ~(size_t)(WEFT_HEAP_MIN_ALIGN - 1);

@@ -1,0 +1,59 @@
+/* amo_lat: latency of 64-bit atomics from PE 0 to PE 1, one at a time:
+ * fetch-add, compare-and-swap, swap, fetch, and add (+ shmem_quiet, so the
+ * non-fetching add is measured to remote completion). */
+#include "bench.h"
+
+static long target; /* symmetric: the word on PE 1 */
+
+int main(int argc, char **argv)
+{
+    struct bench_opts o = bench_parse(argc, argv, 20000);
+    shmem_init();
+    bench_need_pes("amo_lat", 2);
+    int me = shmem_my_pe();
+    bench_header("amo_lat", "64-bit atomics PE 0 -> PE 1, latency per call", &o);
+
+    long iters = o.iters, warm = bench_warmup(iters);
+    int status = 0;
+    static const char *names[] = {"fadd_lat", "cswap_lat", "swap_lat", "fetch_lat",
+                                  "add_quiet_lat"};
+    for (int op = 0; op < 5; op++) {
+        target = 0;
+        shmem_barrier_all();
+        if (me == 0) {
+            double t0 = 0;
+            long acc = 0;
+            for (long i = 0; i < warm + iters; i++) {
+                if (i == warm)
+                    t0 = bench_now();
+                switch (op) {
+                case 0: acc += shmem_long_atomic_fetch_add(&target, 1, 1); break;
+                case 1: acc += shmem_long_atomic_compare_swap(&target, i, i + 1, 1); break;
+                case 2: acc += shmem_long_atomic_swap(&target, i + 1, 1); break;
+                case 3: acc += shmem_long_atomic_fetch(&target, 1); break;
+                default:
+                    shmem_long_atomic_add(&target, 1, 1);
+                    shmem_quiet();
+                    break;
+                }
+            }
+            double t = bench_now() - t0;
+            long n = warm + iters;
+            /* fetch-add and cswap return 0..n-1 in turn: sum n(n-1)/2. */
+            if ((op == 0 || op == 1 || op == 2) && acc != n * (n - 1) / 2) {
+                fprintf(stderr, "amo_lat: %s returned wrong values\n", names[op]);
+                status = 1;
+            }
+            long final = shmem_long_atomic_fetch(&target, 1);
+            long expect = op == 3 ? 0 : n;
+            if (final != expect) {
+                fprintf(stderr, "amo_lat: %s left %ld, expected %ld\n", names[op], final, expect);
+                status = 1;
+            }
+            bench_result(names[op], sizeof(long), 1e6 * t / (double)iters, "us");
+        }
+        shmem_barrier_all();
+    }
+    shmem_finalize();
+    return status;
+}

@@ -1,0 +1,47 @@
+/* get_lat: blocking get latency. PE 0 reads `size` bytes from PE 1 with
+ * shmem_getmem, one at a time; PE 1 (and any other PE) waits in a barrier. */
+#include "bench.h"
+
+int main(int argc, char **argv)
+{
+    struct bench_opts o = bench_parse(argc, argv, 10000);
+    shmem_init();
+    bench_need_pes("get_lat", 2);
+    int me = shmem_my_pe();
+    bench_header("get_lat", "shmem_getmem from PE 1, latency per call", &o);
+
+    unsigned char *buf = shmem_malloc(o.max_size);
+    unsigned char *dst = malloc(o.max_size);
+    if (!buf || !dst) {
+        fprintf(stderr, "get_lat: cannot allocate %zu bytes\n", o.max_size);
+        shmem_global_exit(2);
+    }
+    int status = 0;
+    for (size_t size = o.min_size; size <= o.max_size; size *= 2) {
+        long iters = bench_iters(&o, size), warm = bench_warmup(iters);
+        bench_fill(buf, size, (unsigned)me);
+        memset(dst, 0, size);
+        shmem_barrier_all();
+        if (me == 0) {
+            double t0 = 0;
+            for (long i = 0; i < warm + iters; i++) {
+                if (i == warm)
+                    t0 = bench_now();
+                shmem_getmem(dst, buf, size, 1);
+            }
+            double t = bench_now() - t0;
+            if (bench_check(dst, size, 1) != 0) {
+                fprintf(stderr, "get_lat: wrong data at size %zu\n", size);
+                status = 1;
+            }
+            bench_result("get_lat", size, 1e6 * t / (double)iters, "us");
+        }
+        shmem_barrier_all();
+        if (size > o.max_size / 2)
+            break;
+    }
+    shmem_free(buf);
+    free(dst);
+    shmem_finalize();
+    return status;
+}

@@ -1,0 +1,64 @@
+/* put_lat: put latency, ping-pong on a flag. PE 0 puts `size` bytes into PE
+ * 1, then (after shmem_fence) raises PE 1's flag with shmem_long_p; PE 1
+ * waits for the flag and answers the same way. Latency = round trip / 2.
+ * PEs other than 0 and 1 only wait in the barriers. */
+#include "bench.h"
+
+static long flag; /* symmetric, raised to the round number */
+
+int main(int argc, char **argv)
+{
+    struct bench_opts o = bench_parse(argc, argv, 10000);
+    shmem_init();
+    bench_need_pes("put_lat", 2);
+    int me = shmem_my_pe();
+    bench_header("put_lat", "put + fence + flag ping-pong, one-way latency", &o);
+
+    unsigned char *buf = shmem_malloc(o.max_size);
+    unsigned char *src = malloc(o.max_size);
+    if (!buf || !src) {
+        fprintf(stderr, "put_lat: cannot allocate %zu bytes\n", o.max_size);
+        shmem_global_exit(2);
+    }
+    int status = 0;
+    long round = 0;
+    for (size_t size = o.min_size; size <= o.max_size; size *= 2) {
+        long iters = bench_iters(&o, size), warm = bench_warmup(iters);
+        bench_fill(src, size, (unsigned)me);
+        shmem_barrier_all();
+        double t0 = 0;
+        if (me < 2) {
+            int peer = 1 - me;
+            for (long i = 0; i < warm + iters; i++) {
+                if (i == warm)
+                    t0 = bench_now();
+                round++;
+                if (me == 0) {
+                    shmem_putmem(buf, src, size, peer);
+                    shmem_fence();
+                    shmem_long_p(&flag, round, peer);
+                    shmem_long_wait_until(&flag, SHMEM_CMP_GE, round);
+                } else {
+                    shmem_long_wait_until(&flag, SHMEM_CMP_GE, round);
+                    shmem_putmem(buf, src, size, peer);
+                    shmem_fence();
+                    shmem_long_p(&flag, round, peer);
+                }
+            }
+        }
+        double t = bench_now() - t0;
+        if (me < 2 && bench_check(buf, size, (unsigned)(1 - me)) != 0) {
+            fprintf(stderr, "put_lat: PE %d: wrong data at size %zu\n", me, size);
+            status = 1;
+        }
+        if (me == 0)
+            bench_result("put_lat", size, 1e6 * t / (2.0 * (double)iters), "us");
+        if (size > o.max_size / 2)
+            break;
+    }
+    shmem_barrier_all();
+    shmem_free(buf);
+    free(src);
+    shmem_finalize();
+    return status;
+}

@@ -1,0 +1,39 @@
+# Install rules for what lets other projects use an installed weft:
+#   <libdir>/pkgconfig/weft.pc             pkg-config --cflags --libs weft
+#   <libdir>/cmake/weft/weftConfig.cmake   find_package(weft) -> weft::weft
+#   (+ weftConfigVersion.cmake, weftTargets*.cmake)
+# The library, headers (src/CMakeLists.txt) and oshcc/oshc++/oshrun/weft-info
+# (tools/) install themselves. Include this file from the top level after
+# add_subdirectory(src).
+include(CMakePackageConfigHelpers)
+
+set(WEFT_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/weft)
+
+install(EXPORT weftTargets NAMESPACE weft:: DESTINATION ${WEFT_CMAKE_INSTALL_DIR})
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/weftConfig.cmake.in
+                              ${CMAKE_BINARY_DIR}/cmake/weftConfig.cmake
+                              INSTALL_DESTINATION ${WEFT_CMAKE_INSTALL_DIR})
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/cmake/weftConfigVersion.cmake
+                                 VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/cmake/weftConfig.cmake
+              ${CMAKE_BINARY_DIR}/cmake/weftConfigVersion.cmake
+        DESTINATION ${WEFT_CMAKE_INSTALL_DIR})
+
+# weft.pc is written at install time so that `cmake --install --prefix P`
+# records P, not the prefix chosen at configure time.
+foreach(_d LIBDIR INCLUDEDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${_d}}")
+    set(_weft_pc_${_d} "${CMAKE_INSTALL_${_d}}")
+  else()
+    set(_weft_pc_${_d} "\\\${prefix}/${CMAKE_INSTALL_${_d}}")
+  endif()
+endforeach()
+install(CODE "
+  set(WEFT_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+  set(WEFT_PC_LIBDIR \"${_weft_pc_LIBDIR}\")
+  set(WEFT_PC_INCLUDEDIR \"${_weft_pc_INCLUDEDIR}\")
+  set(PROJECT_VERSION \"${PROJECT_VERSION}\")
+  set(WEFT_WRAPPER_EXTRA_FLAGS \"${WEFT_WRAPPER_EXTRA_FLAGS}\")
+  configure_file(\"${CMAKE_CURRENT_LIST_DIR}/weft.pc.in\" \"${CMAKE_BINARY_DIR}/cmake/weft.pc\" @ONLY)
+")
+install(FILES ${CMAKE_BINARY_DIR}/cmake/weft.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

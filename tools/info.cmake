@@ -1,0 +1,34 @@
+# weft-info: version, build configuration, libfabric providers, tunables and
+# the transport weft selects. It reads library internals (weft_tunables[],
+# weft_ofi_describe) so it includes src/ and the generated weft_config.h.
+add_executable(weft-info ${CMAKE_CURRENT_LIST_DIR}/weft-info.c)
+target_compile_options(weft-info PRIVATE ${WEFT_WARNINGS})
+target_include_directories(weft-info PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_BINARY_DIR}/src)
+target_link_libraries(weft-info PRIVATE weft PkgConfig::FABRIC)
+file(RELATIVE_PATH _weft_info_rpath "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_LIBDIR}")
+set_target_properties(weft-info PROPERTIES INSTALL_RPATH "$ORIGIN/${_weft_info_rpath}")
+install(TARGETS weft-info RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+if(WEFT_BUILD_TESTS)
+  add_test(NAME tools-weft-info-tunables COMMAND weft-info --tunables)
+  # Every tunable of tunables.def is listed.
+  file(STRINGS ${PROJECT_SOURCE_DIR}/src/core/tunables.def _weft_tun_lines REGEX "^WEFT_TUNABLE\\(")
+  set(_weft_tun_regex "")
+  foreach(_l IN LISTS _weft_tun_lines)
+    string(REGEX REPLACE "^WEFT_TUNABLE\\([A-Za-z0-9_]+, *\"([A-Za-z0-9_]+)\".*" "\\1" _n "${_l}")
+    string(APPEND _weft_tun_regex "${_n}.*")
+  endforeach()
+  set_tests_properties(tools-weft-info-tunables PROPERTIES LABELS tools
+                       PASS_REGULAR_EXPRESSION "${_weft_tun_regex}")
+  add_test(NAME tools-weft-info COMMAND weft-info --all)
+  set_tests_properties(tools-weft-info PROPERTIES LABELS tools TIMEOUT 120
+                       PASS_REGULAR_EXPRESSION "weft selected provider: [a-z]")
+  # docs/tunables.md documents every tunable of tunables.def.
+  add_test(NAME docs-tunables
+           COMMAND ${PROJECT_SOURCE_DIR}/scripts/check-docs-tunables
+                   ${PROJECT_SOURCE_DIR}/src/core/tunables.def ${PROJECT_SOURCE_DIR}/docs/tunables.md)
+  set_tests_properties(docs-tunables PROPERTIES LABELS docs)
+endif()
+# The pass regex above is built from tunables.def: re-configure when it changes.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${PROJECT_SOURCE_DIR}/src/core/tunables.def)

@@ -1,0 +1,219 @@
+/* weft-info: what this weft is and what it would do here. Prints the
+ * version, the build configuration (weft_config.h), the libfabric providers
+ * that offer RMA on an RDM endpoint, the tunables (tunables.def) with their
+ * current values, and, after a singleton shmem_init(), the transport weft
+ * actually chose and its description (limits, atomic table). */
+#include <shmem.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bootstrap/bootstrap.h"
+#include "core/runtime.h"
+#include "transport/ofi/ofi.h"
+#include "weft_config.h"
+
+enum {
+    SHOW_VERSION = 1 << 0,
+    SHOW_CONFIG = 1 << 1,
+    SHOW_PROVIDERS = 1 << 2,
+    SHOW_TUNABLES = 1 << 3,
+    SHOW_TRANSPORT = 1 << 4, /* needs shmem_init() */
+    SHOW_ALL = (1 << 5) - 1
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: weft-info [OPTION]...\n"
+            "Show weft's version, build configuration, libfabric providers, tunables and\n"
+            "the transport it selects (after a singleton shmem_init). No option: --all.\n"
+            "\n"
+            "  --all         everything below (the default)\n"
+            "  --version     the weft, OpenSHMEM and libfabric versions\n"
+            "  --config      how this weft was built (weft_config.h)\n"
+            "  --providers   libfabric providers with RMA on an RDM endpoint, and the\n"
+            "                one weft selects\n"
+            "  --tunables    the environment variables weft reads: value, default, meaning\n"
+            "  --transport   start a 1-PE weft and describe its transport (AMO table...)\n"
+            "  --no-init     never call shmem_init (skips the selection and --transport)\n"
+            "  -h, --help    this text\n"
+            "\n"
+            "Environment: FI_PROVIDER / WEFT_PROVIDER restrict the provider; see --tunables.\n");
+}
+
+static void print_version(void)
+{
+    uint32_t fv = fi_version();
+    printf("weft %s (OpenSHMEM %d.%d, %s)\n", WEFT_VERSION_STRING, SHMEM_MAJOR_VERSION,
+           SHMEM_MINOR_VERSION, SHMEM_VENDOR_STRING);
+    printf("libfabric: runtime %u.%u, built against %s\n", FI_MAJOR(fv), FI_MINOR(fv),
+           WEFT_LIBFABRIC_VERSION);
+}
+
+static void print_config(void)
+{
+    printf("Build configuration:\n");
+    printf("  version          %s\n", WEFT_VERSION_STRING);
+    printf("  build type       %s\n", WEFT_BUILD_TYPE[0] ? WEFT_BUILD_TYPE : "(none)");
+    printf("  C compiler       %s\n", WEFT_C_COMPILER);
+    printf("  libfabric        %s\n", WEFT_LIBFABRIC_VERSION);
+    printf("  sanitizers       %s\n", WEFT_SANITIZE_FLAGS[0] ? WEFT_SANITIZE_FLAGS : "off");
+    printf("  install prefix   %s\n", WEFT_INSTALL_PREFIX);
+}
+
+/* fi_getinfo for RDM endpoints with `caps`. The mr_mode bits weft can live
+ * with are all advertised, so that providers that need local registration
+ * or provider keys are listed too. Returns 0 or a negative fi error. */
+static int get_providers(uint64_t caps, struct fi_info **info)
+{
+    struct fi_info *hints = fi_allocinfo();
+    if (!hints)
+        return -FI_ENOMEM;
+    hints->caps = caps;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->mode = ~0ULL;
+    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+                                  FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    int rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, info);
+    fi_freeinfo(hints);
+    return rc;
+}
+
+static int same_place(const struct fi_info *a, const struct fi_info *b)
+{
+    return !strcmp(a->fabric_attr->prov_name, b->fabric_attr->prov_name) &&
+           !strcmp(a->fabric_attr->name, b->fabric_attr->name) &&
+           !strcmp(a->domain_attr->name, b->domain_attr->name);
+}
+
+/* The providers that could carry weft: RDM endpoints with RMA, one line per
+ * (provider, fabric, domain); "atomics" tells whether the same triple also
+ * offers FI_ATOMIC (weft uses software atomics where it does not). */
+static int print_providers(void)
+{
+    struct fi_info *info = NULL, *amo = NULL;
+    int rc = get_providers(FI_RMA, &info);
+    if (rc == 0 && get_providers(FI_RMA | FI_ATOMIC, &amo) != 0)
+        amo = NULL;
+    printf("libfabric providers with FI_RMA on FI_EP_RDM");
+    const char *fp = getenv("FI_PROVIDER");
+    if (fp && *fp)
+        printf(" (FI_PROVIDER=%s)", fp);
+    printf(":\n");
+    if (rc != 0) {
+        printf("  none (fi_getinfo: %s)\n", fi_strerror(-rc));
+        return 0;
+    }
+    printf("  %-18s %-24s %-16s %s\n", "provider", "fabric", "domain", "FI_ATOMIC");
+    for (struct fi_info *i = info; i; i = i->next) {
+        int dup = 0, atomics = 0;
+        for (struct fi_info *j = info; j != i && !dup; j = j->next)
+            dup = same_place(i, j);
+        if (dup)
+            continue;
+        for (struct fi_info *j = amo; j && !atomics; j = j->next)
+            atomics = same_place(i, j);
+        printf("  %-18s %-24s %-16s %s\n", i->fabric_attr->prov_name, i->fabric_attr->name,
+               i->domain_attr->name, atomics ? "yes" : "no");
+    }
+    fi_freeinfo(info);
+    if (amo)
+        fi_freeinfo(amo);
+    return 0;
+}
+
+static void print_tunables(void)
+{
+    printf("Tunables (environment variables; * = set in this environment):\n");
+    for (int t = 0; t < WEFT_TUN_COUNT; t++) {
+        const struct weft_tunable_desc *d = &weft_tunables[t];
+        int set = weft_tun_is_set((enum weft_tunable_id)t);
+        const char *val = weft_tun_str((enum weft_tunable_id)t);
+        printf("  %c %-24s = %-10s [%s, default \"%s\"]\n", set ? '*' : ' ', d->name,
+               val[0] ? val : "\"\"", d->kind, d->def);
+        printf("        %s\n", d->doc);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    unsigned show = 0;
+    int init = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--all") || !strcmp(a, "-a")) {
+            show |= SHOW_ALL;
+        } else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+            show |= SHOW_VERSION;
+        } else if (!strcmp(a, "--config")) {
+            show |= SHOW_CONFIG;
+        } else if (!strcmp(a, "--providers")) {
+            show |= SHOW_PROVIDERS;
+        } else if (!strcmp(a, "--tunables")) {
+            show |= SHOW_TUNABLES;
+        } else if (!strcmp(a, "--transport")) {
+            show |= SHOW_TRANSPORT;
+        } else if (!strcmp(a, "--no-init")) {
+            init = 0;
+        } else {
+            fprintf(stderr, "weft-info: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!show)
+        show = SHOW_ALL;
+
+    /* Under a launcher only the first PE talks. */
+    const char *rank = getenv("PMI_RANK");
+    int quiet = rank && atoi(rank) != 0;
+    if (quiet && !freopen("/dev/null", "w", stdout))
+        return 1;
+
+    if (show & SHOW_VERSION)
+        print_version();
+    if (show & SHOW_CONFIG) {
+        if (show != SHOW_CONFIG)
+            printf("\n");
+        print_config();
+    }
+    if (show & SHOW_PROVIDERS) {
+        if (show & (SHOW_VERSION | SHOW_CONFIG))
+            printf("\n");
+        if (print_providers() != 0)
+            return 1;
+    }
+    if (show & SHOW_TUNABLES) {
+        if (show & (SHOW_VERSION | SHOW_CONFIG | SHOW_PROVIDERS))
+            printf("\n");
+        print_tunables();
+    }
+
+    if (!init || !(show & (SHOW_PROVIDERS | SHOW_TRANSPORT)))
+        return 0;
+
+    /* Start weft for real (a singleton unless launched) and ask it. */
+    fflush(stdout);
+    shmem_init();
+    if (shmem_my_pe() == 0) {
+        printf("\nweft selected provider: %s (launcher: %s, %d PE%s)\n",
+               weft_ofi_provider_name(), weft_boot_name(), shmem_n_pes(),
+               shmem_n_pes() == 1 ? "" : "s");
+        if (show & SHOW_TRANSPORT) {
+            printf("\nTransport:\n");
+            fflush(stdout);
+            weft_ofi_describe(stdout);
+        }
+        fflush(stdout);
+    }
+    shmem_finalize();
+    return 0;
+}
