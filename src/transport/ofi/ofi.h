@@ -1,0 +1,73 @@
+/* ofi.h owns weft's libfabric transport interface: one RDM endpoint per PE
+ * (per context later), AV table addressing (fi_addr == PE), registered
+ * symmetric segments, counters for completion, native atomics where the
+ * provider has them and a software message engine where it does not.
+ * Hot-path calls are static inline here; setup lives in ofi_*.c. */
+#ifndef WEFT_OFI_H
+#define WEFT_OFI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../../core/runtime.h"
+
+/* Per-context transmit resources (endpoint, counters, issued counts). The
+ * default context owns the first one; layout is private to ofi_*.c and the
+ * inline functions below. */
+struct weft_ofi_tx;
+
+/* Open fabric/domain/endpoint/AV/counters, register every segment in
+ * weft_rt.seg[], exchange addresses and keys through the bootstrap
+ * (collective over all PEs), decide the atomic table. Returns 0 or -1. */
+int weft_ofi_init(void);
+void weft_ofi_fini(void);
+
+/* The default context's transmit resources. */
+struct weft_ofi_tx *weft_ofi_default_tx(void);
+
+/* RMA. seg/off name the target object on PE pe (see weft_sym_resolve).
+ * put: returns when src may be reused (remote completion at quiet).
+ * put_nbi: src must not be changed until quiet.
+ * get: returns when dst holds the data. get_nbi: dst valid after quiet. */
+void weft_ofi_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len, int pe);
+void weft_ofi_put_nbi(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len, int pe);
+void weft_ofi_get(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len, int pe);
+void weft_ofi_get_nbi(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len, int pe);
+
+/* Strided: nelems elements of elem bytes; target element i at
+ * off + i*tstride, source element i at src + i*sstride (strides in bytes,
+ * may be negative or zero). Uses iovecs up to the provider's iov_limit. */
+void weft_ofi_iput(struct weft_ofi_tx *tx, int seg, uint64_t off, ptrdiff_t tstride,
+                   const void *src, ptrdiff_t sstride, size_t elem, size_t nelems, int pe);
+void weft_ofi_iget(struct weft_ofi_tx *tx, void *dst, ptrdiff_t dstride, int seg, uint64_t off,
+                   ptrdiff_t sstride, size_t elem, size_t nelems, int pe);
+
+/* Atomics. operand/compare/result point to one element of dt. compare is
+ * used by CSWAP only. result == NULL: non-fetching (complete at quiet);
+ * otherwise *result holds the old value on return (amo) or after quiet
+ * (amo_nbi). Atomic with respect to every other weft atomic on the same
+ * location, whichever path (native or software) each takes. */
+void weft_ofi_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype dt, int seg,
+                  uint64_t off, const void *operand, const void *compare, void *result, int pe);
+void weft_ofi_amo_nbi(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype dt, int seg,
+                      uint64_t off, const void *operand, const void *compare, void *result, int pe);
+
+/* Ordering and completion. quiet: every put, AMO and nbi op issued on tx is
+ * complete at its target (remotely visible) and every nbi get/fetch result
+ * is in place. fence: puts/AMOs to each PE are delivered in order across
+ * the fence (may be implemented as quiet). */
+void weft_ofi_quiet(struct weft_ofi_tx *tx);
+void weft_ofi_fence(struct weft_ofi_tx *tx);
+
+/* Make progress on incoming requests (software atomics, provider manual
+ * progress). Called by every wait loop. Cheap when there is nothing to do. */
+void weft_ofi_progress(void);
+
+/* Introspection for weft-info and SHMEM_INFO. */
+const char *weft_ofi_provider_name(void);
+void weft_ofi_describe(FILE *out); /* provider, mr_mode, limits, AMO table */
+/* 1 if (op, dt) is executed natively by the provider, 0 if in software. */
+int weft_ofi_amo_is_native(enum weft_amo_op op, enum weft_dtype dt);
+
+#endif

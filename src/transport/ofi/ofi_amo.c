@@ -1,0 +1,337 @@
+/* ofi_amo.c owns OpenSHMEM atomics over libfabric: native fi_atomic /
+ * fi_fetch_atomic / fi_compare_atomic where the provider supports the
+ * (op, datatype), and the software path otherwise: an active message
+ * (ofi_msg.h) executed by the target's progress engine with CPU atomics,
+ * whose reply carries the old value (or just an acknowledgement).
+ *
+ * ATOMICITY RULE. A provider's atomics and our CPU atomics are not atomic
+ * with respect to each other (the provider may run a plain read-modify-write
+ * under its own lock, or in a NIC). So the choice is made per DATATYPE, for
+ * all ops and all targets (including the calling PE itself):
+ *   a datatype is native iff the provider supports natively EVERY op that
+ *   OpenSHMEM defines on it -- for the integer types FETCH, SET, SWAP,
+ *   CSWAP, ADD, AND, OR, XOR (each non-fetching and fetching form where
+ *   both exist), for float/double FETCH, SET, SWAP;
+ *   otherwise EVERY op on that datatype goes to software, and a software AMO
+ *   to the calling PE itself is executed directly with CPU atomics (the same
+ *   instructions the progress engine uses for remote requests).
+ * WEFT_AMO=software forces every datatype to software. All PEs make the same
+ * decision (same provider, same queries). weft_ofi_describe prints the
+ * table. Native AMOs to the calling PE go through the provider (loopback),
+ * never through the CPU. */
+#include <string.h>
+
+#include "ofi_internal.h"
+#include "ofi_msg.h"
+
+static const enum fi_datatype fi_dt[WEFT_DT_NTYPES] = {
+    [WEFT_DT_I32] = FI_INT32, [WEFT_DT_I64] = FI_INT64, [WEFT_DT_U32] = FI_UINT32,
+    [WEFT_DT_U64] = FI_UINT64, [WEFT_DT_F32] = FI_FLOAT, [WEFT_DT_F64] = FI_DOUBLE,
+};
+static const enum fi_op fi_opmap[WEFT_AMO_NOPS] = {
+    [WEFT_AMO_FETCH] = FI_ATOMIC_READ, [WEFT_AMO_SET] = FI_ATOMIC_WRITE,
+    [WEFT_AMO_SWAP] = FI_ATOMIC_WRITE, [WEFT_AMO_CSWAP] = FI_CSWAP,
+    [WEFT_AMO_ADD] = FI_SUM,           [WEFT_AMO_AND] = FI_BAND,
+    [WEFT_AMO_OR] = FI_BOR,            [WEFT_AMO_XOR] = FI_BXOR,
+};
+
+static int is_float(int dt) { return dt == WEFT_DT_F32 || dt == WEFT_DT_F64; }
+
+/* Ops OpenSHMEM defines on a datatype (the set the rule quantifies over). */
+static int op_applies(int op, int dt) { return !is_float(dt) || op <= WEFT_AMO_SWAP; }
+
+static int query(int dt, enum fi_op op, uint64_t flags)
+{
+    struct fi_atomic_attr attr;
+    memset(&attr, 0, sizeof attr);
+    int rc = fi_query_atomic(weft_ofi.domain, fi_dt[dt], op, &attr, flags);
+    return rc == 0 && attr.count >= 1 && attr.size == weft_dtype_size((enum weft_dtype)dt);
+}
+
+static void amo_req_handler(int src, const uint64_t *args, int nargs, const void *payload,
+                            size_t len);
+static void amo_rep_handler(int src, const uint64_t *args, int nargs, const void *payload,
+                            size_t len);
+
+void weft_ofi_amo_init(void)
+{
+    weft_am_register(WEFT_AM_H_AMO_REQ, amo_req_handler);
+    weft_am_register(WEFT_AM_H_AMO_REP, amo_rep_handler);
+    weft_ofi.amo_forced_software = !strcmp(weft_tun_str(WEFT_TUN_AMO), "software");
+    for (int d = 0; d < WEFT_DT_NTYPES; d++) {
+        int all = 1;
+        for (int o = 0; o < WEFT_AMO_NOPS; o++) {
+            int ok = 0;
+            if (weft_ofi.have_atomic_cap) {
+                enum fi_op fop = fi_opmap[o];
+                switch (o) {
+                case WEFT_AMO_FETCH:
+                case WEFT_AMO_SWAP: ok = query(d, fop, FI_FETCH_ATOMIC); break;
+                case WEFT_AMO_SET: ok = query(d, fop, 0); break;
+                case WEFT_AMO_CSWAP: ok = query(d, fop, FI_COMPARE_ATOMIC); break;
+                default: ok = query(d, fop, 0) && query(d, fop, FI_FETCH_ATOMIC); break;
+                }
+            }
+            weft_ofi.amo_query[o][d] = (uint8_t)ok;
+            if (op_applies(o, d) && !ok)
+                all = 0;
+        }
+        weft_ofi.dt_native[d] = (uint8_t)(all && !weft_ofi.amo_forced_software);
+        weft_debug("ofi: AMO type %s: %s", weft_dtype_names[d],
+                   weft_ofi.dt_native[d] ? "native" : "software");
+    }
+}
+
+int weft_ofi_amo_is_native(enum weft_amo_op op, enum weft_dtype dt)
+{
+    if ((unsigned)op >= WEFT_AMO_NOPS || (unsigned)dt >= WEFT_DT_NTYPES)
+        return 0;
+    return weft_ofi.dt_native[dt] && weft_ofi.amo_query[op][dt];
+}
+
+/* ---- CPU atomics (software path, executed at the target) -------------- */
+
+#define CPU_AMO(T, FT, ISF)                                                                  \
+    do {                                                                                     \
+        T *a = (T *)addr, v, c, old = 0;                                                     \
+        memcpy(&v, operand ? operand : (const void *)&old, sizeof v);                        \
+        switch (op) {                                                                        \
+        case WEFT_AMO_FETCH: old = __atomic_load_n(a, __ATOMIC_SEQ_CST); break;              \
+        case WEFT_AMO_SET: __atomic_store_n(a, v, __ATOMIC_SEQ_CST); break;                  \
+        case WEFT_AMO_SWAP: old = __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); break;        \
+        case WEFT_AMO_CSWAP:                                                                 \
+            memcpy(&c, compare, sizeof c);                                                   \
+            old = c;                                                                         \
+            __atomic_compare_exchange_n(a, &old, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);  \
+            break;                                                                           \
+        case WEFT_AMO_ADD:                                                                   \
+            if (ISF) {                                                                       \
+                old = __atomic_load_n(a, __ATOMIC_RELAXED);                                  \
+                for (;;) {                                                                   \
+                    FT fo, fv, fn;                                                           \
+                    memcpy(&fo, &old, sizeof fo);                                            \
+                    memcpy(&fv, &v, sizeof fv);                                              \
+                    fn = fo + fv;                                                            \
+                    T n;                                                                     \
+                    memcpy(&n, &fn, sizeof n);                                               \
+                    if (__atomic_compare_exchange_n(a, &old, n, 0, __ATOMIC_SEQ_CST,         \
+                                                    __ATOMIC_RELAXED))                       \
+                        break;                                                               \
+                }                                                                            \
+            } else {                                                                         \
+                old = __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                            \
+            }                                                                                \
+            break;                                                                           \
+        case WEFT_AMO_AND: old = __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); break;          \
+        case WEFT_AMO_OR: old = __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); break;            \
+        case WEFT_AMO_XOR: old = __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); break;          \
+        default: weft_fatal("weft_ofi_amo", "unknown atomic op %d", op);                     \
+        }                                                                                    \
+        if (result)                                                                          \
+            memcpy(result, &old, sizeof old);                                                \
+    } while (0)
+
+static void cpu_amo(int op, int dt, void *addr, const void *operand, const void *compare,
+                    void *result)
+{
+    if (is_float(dt) && op >= WEFT_AMO_AND)
+        weft_fatal("weft_ofi_amo", "bitwise atomic %s is not defined for %s",
+                   weft_amo_op_names[op], weft_dtype_names[dt]);
+    if (weft_dtype_size((enum weft_dtype)dt) == 4) {
+        if (dt == WEFT_DT_F32)
+            CPU_AMO(uint32_t, float, 1);
+        else
+            CPU_AMO(uint32_t, float, 0);
+    } else {
+        if (dt == WEFT_DT_F64)
+            CPU_AMO(uint64_t, double, 1);
+        else
+            CPU_AMO(uint64_t, double, 0);
+    }
+}
+
+/* ---- software path ----------------------------------------------------- */
+
+struct sw_wait {
+    void *result;
+    int done;
+};
+
+/* args: [0] op | dt << 8 | seg << 16, [1] offset, [2] token, [3] tx.
+ * token: 0 (no result), a result pointer, or (struct sw_wait * | 1). */
+static void amo_req_handler(int src, const uint64_t *args, int nargs, const void *payload,
+                            size_t len)
+{
+    int op = (int)(args[0] & 0xff), dt = (int)((args[0] >> 8) & 0xff);
+    int seg = (int)((args[0] >> 16) & 0xff);
+    uint64_t off = args[1];
+    if (nargs != 4 || len != 16 || op >= WEFT_AMO_NOPS || dt >= WEFT_DT_NTYPES ||
+        seg >= WEFT_NSEGS)
+        weft_fatal("weft_ofi_progress", "malformed atomic request from PE %d", src);
+    size_t sz = weft_dtype_size((enum weft_dtype)dt);
+    if (off > weft_rt.seg[seg].size || weft_rt.seg[seg].size - off < sz || (off & (sz - 1)))
+        weft_fatal("weft_ofi_progress", "atomic request from PE %d at offset %" PRIu64
+                   " outside segment %d or misaligned", src, off, seg);
+    const char *p = payload;
+    uint64_t res = 0;
+    cpu_amo(op, dt, weft_rt.seg[seg].base + off, p, p + 8, &res);
+    uint64_t rargs[2] = {args[2], args[3]};
+    weft_am_send(src, WEFT_AM_H_AMO_REP, rargs, 2, &res, sz);
+}
+
+static void amo_rep_handler(int src, const uint64_t *args, int nargs, const void *payload,
+                            size_t len)
+{
+    if (nargs != 2 || len > 8)
+        weft_fatal("weft_ofi_progress", "malformed atomic reply from PE %d", src);
+    uint64_t token = args[0];
+    struct weft_ofi_tx *tx = (struct weft_ofi_tx *)(uintptr_t)args[1];
+    if (token & 1) {
+        struct sw_wait *w = (struct sw_wait *)(uintptr_t)(token & ~(uint64_t)1);
+        if (w->result)
+            memcpy(w->result, payload, len);
+        __atomic_fetch_add(&tx->am_done, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE); /* w may vanish after this */
+    } else {
+        if (token)
+            memcpy((void *)(uintptr_t)token, payload, len);
+        __atomic_fetch_add(&tx->am_done, 1, __ATOMIC_RELEASE);
+    }
+}
+
+static void sw_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype dt, int seg,
+                   uint64_t off, const void *operand, const void *compare, void *result, int pe,
+                   int blocking)
+{
+    if (pe == weft_rt.my_pe) {
+        cpu_amo(op, dt, weft_rt.seg[seg].base + off, operand, compare, result);
+        return;
+    }
+    size_t sz = weft_dtype_size(dt);
+    char payload[16];
+    memset(payload, 0, sizeof payload);
+    if (operand)
+        memcpy(payload, operand, sz);
+    if (compare)
+        memcpy(payload + 8, compare, sz);
+    struct sw_wait w = {result, 0};
+    int wait = blocking && result;
+    uint64_t token = wait ? ((uint64_t)(uintptr_t)&w | 1) : (uint64_t)(uintptr_t)result;
+    uint64_t args[4] = {(uint64_t)op | (uint64_t)dt << 8 | (uint64_t)seg << 16, off, token,
+                        (uint64_t)(uintptr_t)tx};
+    tx->am_issued++;
+    weft_am_send(pe, WEFT_AM_H_AMO_REQ, args, 4, payload, sizeof payload);
+    if (wait) {
+        unsigned spins = 0;
+        while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE))
+            weft_poll_yield(&spins);
+    }
+}
+
+/* ---- native path ------------------------------------------------------- */
+
+static void native_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype dt, int seg,
+                       uint64_t off, const void *operand, const void *compare, void *result,
+                       int pe, int blocking)
+{
+    if (WEFT_UNLIKELY(!weft_ofi.amo_query[op][dt]))
+        weft_fatal("weft_ofi_amo", "atomic %s on %s is not supported by provider %s",
+                   weft_amo_op_names[op], weft_dtype_names[dt], weft_ofi_provider_name());
+    size_t sz = weft_dtype_size(dt);
+    enum fi_datatype fdt = fi_dt[dt];
+    enum fi_op fop = fi_opmap[op];
+    uint64_t raddr = weft_ofi_raddr(pe, seg, off), key = weft_ofi_rkey(pe, seg);
+    int fetching = op == WEFT_AMO_FETCH || op == WEFT_AMO_SWAP || op == WEFT_AMO_CSWAP;
+    struct weft_ofi_retry r = {0, 0};
+    ssize_t rc;
+
+    if (!result && !fetching) {
+        while ((rc = fi_inject_atomic(tx->ep, operand, 1, (fi_addr_t)pe, raddr, key, fdt, fop)) ==
+               -FI_EAGAIN)
+            weft_ofi_retry_wait(&r, "fi_inject_atomic", pe);
+        if (WEFT_UNLIKELY(rc))
+            weft_ofi_fail("fi_inject_atomic", pe, rc);
+        tx->w_issued++;
+        weft_ofi_mark_dirty(tx, pe); /* injects have no delivery semantics */
+        return;
+    }
+
+    uint64_t scratch;
+    void *res = result ? result : &scratch;
+    const void *buf = operand, *cmp = compare;
+    void *bdesc = NULL, *cdesc = NULL, *rdesc = NULL;
+    char *bounce_res = NULL;
+    if (weft_ofi.mr_local) {
+        /* Operands and result through the registered scratch; blocking. */
+        weft_ofi_wait_reads(tx, "shmem_atomic");
+        memset(tx->bounce, 0, 48);
+        if (operand)
+            memcpy(tx->bounce, operand, sz);
+        if (compare)
+            memcpy(tx->bounce + 16, compare, sz);
+        buf = tx->bounce;
+        cmp = tx->bounce + 16;
+        bounce_res = tx->bounce + 32;
+        res = bounce_res;
+        bdesc = cdesc = rdesc = tx->bounce_desc;
+        blocking = 1;
+    } else if (!blocking || !result) {
+        /* The caller's operand may go away when we return: keep a copy. */
+        if (tx->nbi_used == WEFT_OFI_NBI_SLOTS) {
+            weft_ofi_wait_reads(tx, "shmem_atomic_nbi");
+            tx->nbi_used = 0;
+        }
+        uint64_t *slot = tx->nbi_slot[tx->nbi_used++];
+        slot[0] = slot[1] = 0;
+        if (operand)
+            memcpy(&slot[0], operand, sz);
+        if (compare)
+            memcpy(&slot[1], compare, sz);
+        buf = &slot[0];
+        cmp = &slot[1];
+        if (!result) {
+            res = &slot[0]; /* discarded old value; slot dies at quiet */
+            blocking = 0;
+        }
+    }
+    if (!buf)
+        buf = res; /* FI_ATOMIC_READ ignores the source */
+
+    if (op == WEFT_AMO_CSWAP) {
+        while ((rc = fi_compare_atomic(tx->ep, buf, 1, bdesc, cmp, cdesc, res, rdesc,
+                                       (fi_addr_t)pe, raddr, key, fdt, fop, NULL)) == -FI_EAGAIN)
+            weft_ofi_retry_wait(&r, "fi_compare_atomic", pe);
+        if (WEFT_UNLIKELY(rc))
+            weft_ofi_fail("fi_compare_atomic", pe, rc);
+    } else {
+        while ((rc = fi_fetch_atomic(tx->ep, buf, 1, bdesc, res, rdesc, (fi_addr_t)pe, raddr, key,
+                                     fdt, fop, NULL)) == -FI_EAGAIN)
+            weft_ofi_retry_wait(&r, "fi_fetch_atomic", pe);
+        if (WEFT_UNLIKELY(rc))
+            weft_ofi_fail("fi_fetch_atomic", pe, rc);
+    }
+    tx->r_issued++;
+    if (blocking) {
+        weft_ofi_wait_reads(tx, "shmem_atomic");
+        if (bounce_res && result)
+            memcpy(result, bounce_res, sz);
+    }
+}
+
+void weft_ofi_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype dt, int seg,
+                  uint64_t off, const void *operand, const void *compare, void *result, int pe)
+{
+    if (weft_ofi.dt_native[dt])
+        native_amo(tx, op, dt, seg, off, operand, compare, result, pe, 1);
+    else
+        sw_amo(tx, op, dt, seg, off, operand, compare, result, pe, 1);
+}
+
+void weft_ofi_amo_nbi(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype dt, int seg,
+                      uint64_t off, const void *operand, const void *compare, void *result, int pe)
+{
+    if (weft_ofi.dt_native[dt])
+        native_amo(tx, op, dt, seg, off, operand, compare, result, pe, 0);
+    else
+        sw_amo(tx, op, dt, seg, off, operand, compare, result, pe, 0);
+}

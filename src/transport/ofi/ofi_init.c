@@ -1,0 +1,594 @@
+/* ofi_init.c owns the setup and teardown of the libfabric transport:
+ * provider choice (fi_getinfo order, FI_PROVIDER / WEFT_PROVIDER), the
+ * domain threading model, endpoint + AV (FI_AV_TABLE, fi_addr == PE) +
+ * counters + CQ, segment registration and the exchange of names, keys and
+ * bases through the bootstrap, the progress engine and its thread, the
+ * wait/retry helpers, and weft_ofi_describe. */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../bootstrap/bootstrap.h"
+#include "ofi_internal.h"
+#include "ofi_msg.h"
+
+struct weft_ofi_state weft_ofi;
+
+#define NAME_MAX_LEN 128
+
+struct peer_blob {
+    uint64_t base[WEFT_NSEGS];
+    uint64_t key[WEFT_NSEGS];
+    uint32_t namelen;
+    uint32_t pad;
+    uint8_t name[NAME_MAX_LEN];
+};
+
+/* ---- errors, waiting, retrying ----------------------------------------- */
+
+void weft_ofi_fail(const char *what, int pe, ssize_t rc)
+{
+    if (pe >= 0)
+        weft_fatal(what, "to PE %d failed: %s (%zd)", pe, fi_strerror((int)-rc), rc);
+    weft_fatal(what, "failed: %s (%zd)", fi_strerror((int)-rc), rc);
+}
+
+static long now_sec(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec;
+}
+
+void weft_ofi_retry_wait(struct weft_ofi_retry *r, const char *what, int pe)
+{
+    if (r->spins == 0)
+        r->start = now_sec();
+    weft_poll_yield(&r->spins);
+    if ((r->spins & 1023) == 0 && weft_ofi.retry_timeout > 0 &&
+        now_sec() - r->start > weft_ofi.retry_timeout) {
+        if (pe >= 0)
+            weft_fatal(what, "to PE %d: resources busy (EAGAIN) for more than %ld s "
+                       "(WEFT_RETRY_TIMEOUT)", pe, weft_ofi.retry_timeout);
+        weft_fatal(what, "resources busy (EAGAIN) for more than %ld s (WEFT_RETRY_TIMEOUT)",
+                   weft_ofi.retry_timeout);
+    }
+}
+
+static void wait_cntr(struct fid_cntr *c, uint64_t issued, uint64_t *err_seen, const char *what,
+                      const char *kind)
+{
+    unsigned spins = 0;
+    for (;;) {
+        uint64_t done = fi_cntr_read(c);
+        uint64_t err = fi_cntr_readerr(c);
+        if (WEFT_UNLIKELY(err != *err_seen)) {
+            weft_ofi_progress(); /* pick up the error completion text */
+            weft_fatal(what, "%" PRIu64 " %s operation(s) failed: %s", err - *err_seen, kind,
+                       weft_ofi.last_err[0] ? weft_ofi.last_err : "(no detail from provider)");
+        }
+        if (done + err >= issued)
+            return;
+        weft_poll_yield(&spins);
+    }
+}
+
+void weft_ofi_wait_writes(struct weft_ofi_tx *tx, const char *what)
+{
+    uint64_t issued = __atomic_load_n(&tx->w_issued, __ATOMIC_RELAXED);
+    wait_cntr(tx->wcntr, issued, &tx->w_err_seen, what, "put/atomic");
+}
+
+void weft_ofi_wait_reads(struct weft_ofi_tx *tx, const char *what)
+{
+    uint64_t issued = __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED);
+    wait_cntr(tx->rcntr, issued, &tx->r_err_seen, what, "get/fetching atomic");
+}
+
+/* ---- progress ---------------------------------------------------------- */
+
+void weft_ofi_progress(void)
+{
+    if (WEFT_UNLIKELY(!weft_ofi.cq))
+        return;
+    /* One thread drains the CQ at a time; the others have nothing to add. */
+    if (__atomic_exchange_n(&weft_ofi.progress_lock, 1, __ATOMIC_ACQUIRE))
+        return;
+    weft_am_poll();
+    __atomic_store_n(&weft_ofi.progress_lock, 0, __ATOMIC_RELEASE);
+}
+
+static void *progress_main(void *arg)
+{
+    (void)arg;
+    long long us = weft_tun_int(WEFT_TUN_PROGRESS_INTERVAL);
+    if (us < 1)
+        us = 1;
+    struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+    while (!__atomic_load_n(&weft_ofi.thread_stop, __ATOMIC_ACQUIRE)) {
+        weft_ofi_progress();
+        /* Counters progress too on some providers (util counters). */
+        (void)fi_cntr_read(weft_ofi.tx0.wcntr);
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+int weft_ofi_thread_start(void)
+{
+    if (weft_ofi.progress_thread)
+        return 0;
+    weft_ofi.thread_stop = 0;
+    int rc = pthread_create(&weft_ofi.thread, NULL, progress_main, NULL);
+    if (rc) {
+        weft_warn("weft_ofi_init", "cannot start the progress thread: %s", strerror(rc));
+        return -1;
+    }
+    weft_ofi.progress_thread = 1;
+    return 0;
+}
+
+void weft_ofi_thread_stop(void)
+{
+    if (!weft_ofi.progress_thread)
+        return;
+    __atomic_store_n(&weft_ofi.thread_stop, 1, __ATOMIC_RELEASE);
+    pthread_join(weft_ofi.thread, NULL);
+    weft_ofi.progress_thread = 0;
+}
+
+/* ---- provider selection ------------------------------------------------ */
+
+#define MR_MODE_SUPPORTED \
+    (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT)
+
+static struct fi_info *base_hints(const char *prov, int mr_local)
+{
+    struct fi_info *h = fi_allocinfo();
+    if (!h)
+        return NULL;
+    h->caps = FI_RMA | FI_MSG;
+    h->ep_attr->type = FI_EP_RDM;
+    h->mode = 0; /* we do not supply FI_CONTEXT etc. */
+    h->domain_attr->mr_mode = MR_MODE_SUPPORTED | (mr_local ? FI_MR_LOCAL : 0);
+    h->domain_attr->av_type = FI_AV_TABLE;
+    h->domain_attr->threading = FI_THREAD_DOMAIN;
+    h->domain_attr->resource_mgmt = FI_RM_ENABLED;
+    if (prov && *prov)
+        h->fabric_attr->prov_name = strdup(prov);
+    return h;
+}
+
+static int progress_is_manual(const struct fi_info *fi)
+{
+    return fi->domain_attr->data_progress == FI_PROGRESS_MANUAL ||
+           fi->domain_attr->control_progress == FI_PROGRESS_MANUAL;
+}
+
+/* Pick the provider: the first fi_getinfo answer for RDM + RMA + MSG, then
+ * refine on that same provider/fabric/domain with FI_ATOMIC and
+ * FI_DELIVERY_COMPLETE, each kept only if the provider accepts it. */
+static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on)
+{
+    const char *prov = weft_tun_str(WEFT_TUN_PROVIDER);
+    struct fi_info *list = NULL, *hints = NULL;
+    int mr_local = 0, rc = -FI_ENODATA;
+    for (mr_local = 0; mr_local < 2; mr_local++) {
+        hints = base_hints(prov, mr_local);
+        rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &list);
+        fi_freeinfo(hints);
+        if (rc == 0)
+            break;
+    }
+    if (rc != 0) {
+        weft_warn("weft_ofi_init", "no libfabric provider%s%s offers RDM endpoints with RMA "
+                  "and messages: %s", *prov ? " named " : "", prov, fi_strerror(-rc));
+        return NULL;
+    }
+    const struct fi_info *first = list;
+    weft_debug("ofi: candidate provider %s, fabric %s, domain %s",
+               first->fabric_attr->prov_name, first->fabric_attr->name, first->domain_attr->name);
+
+    const char *pt = weft_tun_str(WEFT_TUN_PROGRESS_THREAD);
+    if (!strcmp(pt, "on") || !strcmp(pt, "1") || !strcmp(pt, "yes"))
+        *thread_on = 1;
+    else if (!strcmp(pt, "off") || !strcmp(pt, "0") || !strcmp(pt, "no"))
+        *thread_on = 0;
+    else if (!strcmp(pt, "auto"))
+        /* Decided finally in weft_ofi_init once the AMO table is known:
+         * software AMOs need our progress even on auto-progress providers.
+         * Ask for FI_THREAD_SAFE so the thread can start either way. */
+        *thread_on = weft_rt.n_pes > 1 ? 2 : 0;
+    else
+        weft_fatal("shmem_init", "WEFT_PROGRESS_THREAD=%s: expected auto, on or off", pt);
+
+    const char *amo = weft_tun_str(WEFT_TUN_AMO);
+    int want_atomic = 1;
+    if (!strcmp(amo, "software"))
+        want_atomic = 0;
+    else if (strcmp(amo, "auto") && strcmp(amo, "native"))
+        weft_fatal("shmem_init", "WEFT_AMO=%s: expected auto or software", amo);
+    const char *rcs = weft_tun_str(WEFT_TUN_REMOTE_COMPLETION);
+    int want_dc = 1, need_dc = 0;
+    if (!strcmp(rcs, "flush"))
+        want_dc = 0;
+    else if (!strcmp(rcs, "delivery"))
+        need_dc = 1;
+    else if (strcmp(rcs, "auto"))
+        weft_fatal("shmem_init", "WEFT_REMOTE_COMPLETION=%s: expected auto, delivery or flush",
+                   rcs);
+
+    struct fi_info *chosen = NULL;
+    for (int step = 0; step < 4 && !chosen; step++) {
+        int atomic = want_atomic && !(step & 2);
+        int dc = want_dc && !(step & 1);
+        if ((step & 2) && !want_atomic)
+            continue; /* same as the step without atomics */
+        if ((step & 1) && !want_dc)
+            continue;
+        if (need_dc && !dc)
+            continue;
+        hints = base_hints(first->fabric_attr->prov_name, mr_local);
+        hints->fabric_attr->name = strdup(first->fabric_attr->name);
+        hints->domain_attr->name = strdup(first->domain_attr->name);
+        if (atomic)
+            hints->caps |= FI_ATOMIC;
+        if (dc)
+            hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+        if (*thread_on || want_thread_safe_hint)
+            hints->domain_attr->threading = FI_THREAD_SAFE;
+        struct fi_info *got = NULL;
+        rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &got);
+        fi_freeinfo(hints);
+        weft_debug("ofi: %s with%s FI_ATOMIC, with%s FI_DELIVERY_COMPLETE: %s",
+                   first->fabric_attr->prov_name, atomic ? "" : "out", dc ? "" : "out",
+                   rc ? fi_strerror(-rc) : "ok");
+        if (rc == 0) {
+            chosen = fi_dupinfo(got);
+            fi_freeinfo(got);
+            if (dc && !(chosen->tx_attr->op_flags & FI_DELIVERY_COMPLETE))
+                chosen->tx_attr->op_flags |= FI_DELIVERY_COMPLETE;
+        }
+    }
+    fi_freeinfo(list);
+    if (!chosen)
+        weft_warn("weft_ofi_init", "provider refused the refined hints%s",
+                  need_dc ? " (WEFT_REMOTE_COMPLETION=delivery needs FI_DELIVERY_COMPLETE)" : "");
+    return chosen;
+}
+
+/* ---- registration ------------------------------------------------------ */
+
+static int reg_one(void *base, size_t size, uint64_t access, uint64_t key, struct fid_mr **mr)
+{
+    int rc = fi_mr_reg(weft_ofi.domain, base, size, access, 0, key, 0, mr, NULL);
+    if (rc) {
+        weft_warn("weft_ofi_init", "fi_mr_reg(%p, %zu, key %" PRIu64 "): %s", base, size, key,
+                  fi_strerror(-rc));
+        return -1;
+    }
+    if (weft_ofi.mr_endpoint) {
+        if ((rc = fi_mr_bind(*mr, &weft_ofi.tx0.ep->fid, 0)) != 0 ||
+            (rc = fi_mr_enable(*mr)) != 0) {
+            weft_warn("weft_ofi_init", "fi_mr_bind/enable: %s", fi_strerror(-rc));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int register_segments(struct peer_blob *mine)
+{
+    uint64_t access = FI_REMOTE_READ | FI_REMOTE_WRITE;
+    if (weft_ofi.mr_local)
+        access |= FI_READ | FI_WRITE | FI_SEND | FI_RECV;
+    for (int s = 0; s < WEFT_NSEGS; s++) {
+        struct weft_segment *sg = &weft_rt.seg[s];
+        mine->base[s] = (uint64_t)(uintptr_t)sg->base;
+        mine->key[s] = 0;
+        if (!sg->base || !sg->size)
+            continue;
+        if (reg_one(sg->base, sg->size, access, (uint64_t)s, &weft_ofi.mr[s]) != 0)
+            return -1;
+        weft_ofi.mr_desc[s] = fi_mr_desc(weft_ofi.mr[s]);
+        mine->key[s] = fi_mr_key(weft_ofi.mr[s]);
+        if (!weft_ofi.prov_key && mine->key[s] != (uint64_t)s) {
+            weft_warn("weft_ofi_init", "provider ignored the requested MR key %d (got %" PRIu64
+                      ")", s, mine->key[s]);
+            return -1;
+        }
+    }
+    /* Scratch for flush reads and FI_MR_LOCAL bounces: local access only. */
+    struct weft_ofi_tx *tx = &weft_ofi.tx0;
+    if (posix_memalign((void **)&tx->bounce, 4096, WEFT_OFI_BOUNCE_SIZE))
+        return -1;
+    memset(tx->bounce, 0, WEFT_OFI_BOUNCE_SIZE);
+    if (weft_ofi.mr_local) {
+        if (reg_one(tx->bounce, WEFT_OFI_BOUNCE_SIZE, FI_READ | FI_WRITE, 100, &tx->bounce_mr))
+            return -1;
+        tx->bounce_desc = fi_mr_desc(tx->bounce_mr);
+    }
+    return 0;
+}
+
+/* ---- init / fini ------------------------------------------------------- */
+
+#define CHECK(call, what)                                                         \
+    do {                                                                          \
+        int rc_ = (call);                                                         \
+        if (rc_) {                                                                \
+            weft_warn("weft_ofi_init", "%s: %s", what, fi_strerror(-rc_));        \
+            return -1;                                                            \
+        }                                                                         \
+    } while (0)
+
+int weft_ofi_init(void)
+{
+    memset(&weft_ofi, 0, sizeof weft_ofi);
+    int thread_on = 0;
+    /* The runtime may enable threads later (SERIALIZED at most today); the
+     * domain model only has to cover our own progress thread. */
+    struct fi_info *fi = choose_provider(0, &thread_on);
+    if (!fi)
+        return -1;
+    weft_ofi.info = fi;
+    uint64_t mm = (uint64_t)fi->domain_attr->mr_mode;
+    weft_ofi.prov_key = !!(mm & FI_MR_PROV_KEY);
+    weft_ofi.virt_addr = !!(mm & FI_MR_VIRT_ADDR);
+    weft_ofi.mr_local = !!(mm & FI_MR_LOCAL);
+    weft_ofi.mr_endpoint = !!(mm & FI_MR_ENDPOINT);
+    weft_ofi.manual = progress_is_manual(fi);
+    weft_ofi.thread_safe = fi->domain_attr->threading == FI_THREAD_SAFE;
+    weft_ofi.have_atomic_cap = !!(fi->caps & FI_ATOMIC);
+    weft_ofi.rc = (fi->tx_attr->op_flags & FI_DELIVERY_COMPLETE) ? WEFT_RC_DELIVERY : WEFT_RC_FLUSH;
+    weft_ofi.prov_inject = fi->tx_attr->inject_size;
+    long long inj = weft_tun_int(WEFT_TUN_INJECT_SIZE);
+    weft_ofi.inject_size = (inj < 0 || (size_t)inj > fi->tx_attr->inject_size)
+                               ? fi->tx_attr->inject_size
+                               : (size_t)inj;
+    weft_ofi.max_msg = fi->ep_attr->max_msg_size ? fi->ep_attr->max_msg_size : (1u << 30);
+    if (weft_ofi.max_msg > ((size_t)1 << 30))
+        weft_ofi.max_msg = (size_t)1 << 30; /* keep chunks bounded */
+    size_t il = fi->tx_attr->iov_limit, ril = fi->tx_attr->rma_iov_limit;
+    weft_ofi.iov_limit = il < ril ? il : ril;
+    if (weft_ofi.iov_limit < 1)
+        weft_ofi.iov_limit = 1;
+    weft_ofi.retry_timeout = (long)weft_tun_int(WEFT_TUN_RETRY_TIMEOUT);
+    weft_debug("ofi: using %s (fabric %s, domain %s), mr_mode %s, %s progress, threading %s, "
+               "remote completion by %s", fi->fabric_attr->prov_name, fi->fabric_attr->name,
+               fi->domain_attr->name, fi_tostr(&fi->domain_attr->mr_mode, FI_TYPE_MR_MODE),
+               weft_ofi.manual ? "manual" : "auto", weft_ofi.thread_safe ? "safe" : "domain",
+               weft_ofi.rc == WEFT_RC_DELIVERY ? "FI_DELIVERY_COMPLETE" : "flush reads");
+
+    CHECK(fi_fabric(fi->fabric_attr, &weft_ofi.fabric, NULL), "fi_fabric");
+    CHECK(fi_domain(weft_ofi.fabric, fi, &weft_ofi.domain, NULL), "fi_domain");
+    struct fi_av_attr ava;
+    memset(&ava, 0, sizeof ava);
+    ava.type = FI_AV_TABLE;
+    ava.count = (size_t)weft_rt.n_pes;
+    CHECK(fi_av_open(weft_ofi.domain, &ava, &weft_ofi.av, NULL), "fi_av_open");
+    struct fi_cq_attr cqa;
+    memset(&cqa, 0, sizeof cqa);
+    cqa.format = FI_CQ_FORMAT_DATA;
+    cqa.size = 0;
+    CHECK(fi_cq_open(weft_ofi.domain, &cqa, &weft_ofi.cq, NULL), "fi_cq_open");
+
+    struct weft_ofi_tx *tx = &weft_ofi.tx0;
+    struct fi_cntr_attr ca;
+    memset(&ca, 0, sizeof ca);
+    ca.events = FI_CNTR_EVENTS_COMP;
+    CHECK(fi_cntr_open(weft_ofi.domain, &ca, &tx->wcntr, NULL), "fi_cntr_open(write)");
+    CHECK(fi_cntr_open(weft_ofi.domain, &ca, &tx->rcntr, NULL), "fi_cntr_open(read)");
+    CHECK(fi_endpoint(weft_ofi.domain, fi, &tx->ep, NULL), "fi_endpoint");
+    CHECK(fi_ep_bind(tx->ep, &weft_ofi.av->fid, 0), "fi_ep_bind(av)");
+    CHECK(fi_ep_bind(tx->ep, &weft_ofi.cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION),
+          "fi_ep_bind(cq)");
+    CHECK(fi_ep_bind(tx->ep, &tx->wcntr->fid, FI_WRITE), "fi_ep_bind(write counter)");
+    CHECK(fi_ep_bind(tx->ep, &tx->rcntr->fid, FI_READ), "fi_ep_bind(read counter)");
+    CHECK(fi_enable(tx->ep), "fi_enable");
+    tx->dirty = calloc((size_t)weft_rt.n_pes, 1);
+    tx->dirty_list = calloc((size_t)weft_rt.n_pes, sizeof(int));
+    if (!tx->dirty || !tx->dirty_list)
+        return -1;
+
+    struct peer_blob mine;
+    memset(&mine, 0, sizeof mine);
+    if (register_segments(&mine) != 0)
+        return -1;
+    size_t nl = sizeof mine.name;
+    CHECK(fi_getname(&tx->ep->fid, mine.name, &nl), "fi_getname");
+    mine.namelen = (uint32_t)nl;
+
+    int n = weft_rt.n_pes;
+    struct peer_blob *all = calloc((size_t)n, sizeof *all);
+    if (!all)
+        return -1;
+    if (weft_boot_allgather("weft-ofi-ep", &mine, all, sizeof mine) != 0) {
+        weft_warn("weft_ofi_init", "exchanging endpoint names through the launcher failed");
+        free(all);
+        return -1;
+    }
+    char *names = malloc((size_t)n * nl);
+    for (int p = 0; p < n; p++) {
+        if (all[p].namelen != nl) {
+            weft_warn("weft_ofi_init", "PE %d has an endpoint name of %u bytes, we have %zu", p,
+                      all[p].namelen, nl);
+            free(all);
+            free(names);
+            return -1;
+        }
+        memcpy(names + (size_t)p * nl, all[p].name, nl);
+    }
+    fi_addr_t *addrs = malloc((size_t)n * sizeof *addrs);
+    int got = fi_av_insert(weft_ofi.av, names, (size_t)n, addrs, 0, NULL);
+    int ok = got == n;
+    for (int p = 0; ok && p < n; p++)
+        ok = addrs[p] == (fi_addr_t)p;
+    free(names);
+    free(addrs);
+    if (!ok) {
+        weft_warn("weft_ofi_init", "fi_av_insert: %d of %d addresses, or not in PE order", got, n);
+        free(all);
+        return -1;
+    }
+    if (weft_ofi.prov_key) {
+        weft_ofi.rkey = malloc((size_t)n * WEFT_NSEGS * sizeof(uint64_t));
+        for (int p = 0; p < n; p++)
+            for (int s = 0; s < WEFT_NSEGS; s++)
+                weft_ofi.rkey[(size_t)p * WEFT_NSEGS + (size_t)s] = all[p].key[s];
+    }
+    if (weft_ofi.virt_addr) {
+        weft_ofi.rbase = malloc((size_t)n * WEFT_NSEGS * sizeof(uint64_t));
+        for (int p = 0; p < n; p++)
+            for (int s = 0; s < WEFT_NSEGS; s++)
+                weft_ofi.rbase[(size_t)p * WEFT_NSEGS + (size_t)s] = all[p].base[s];
+    }
+    free(all);
+
+    if (weft_am_init() != 0)
+        return -1;
+    weft_ofi_amo_init();
+    if (thread_on == 2) {
+        int any_sw = 0;
+        for (int d = 0; d < WEFT_DT_NTYPES; d++)
+            any_sw |= !weft_ofi.dt_native[d];
+        thread_on = weft_ofi.manual || any_sw;
+        weft_debug("ofi: progress thread %s (%s progress, %s software AMO types)",
+                   thread_on ? "on" : "off", weft_ofi.manual ? "manual" : "auto",
+                   any_sw ? "some" : "no");
+    }
+    if (thread_on && !weft_ofi.thread_safe) {
+        weft_warn("weft_ofi_init", "provider %s refused FI_THREAD_SAFE; no progress thread",
+                  weft_ofi_provider_name());
+        thread_on = 0;
+    }
+    if (thread_on && weft_ofi_thread_start() != 0)
+        return -1;
+    /* Everyone's receive buffers are posted before anyone sends. */
+    if (weft_boot_barrier() != 0)
+        return -1;
+    return 0;
+}
+
+void weft_ofi_fini(void)
+{
+    if (!weft_ofi.info)
+        return;
+    struct weft_ofi_tx *tx = &weft_ofi.tx0;
+    if (tx->ep)
+        weft_ofi_quiet(tx);
+    /* Peers may still need our progress to finish their last quiet; keep a
+     * progress thread running (a temporary one if there was none) through
+     * the launcher barrier, after which nobody talks to us. */
+    int temp = 0;
+    if (tx->ep && weft_rt.n_pes > 1 && !weft_ofi.progress_thread)
+        temp = weft_ofi_thread_start() == 0;
+    (void)weft_boot_barrier();
+    (void)temp;
+    weft_ofi_thread_stop();
+    if (tx->ep)
+        fi_close(&tx->ep->fid);
+    for (int s = 0; s < WEFT_NSEGS; s++)
+        if (weft_ofi.mr[s])
+            fi_close(&weft_ofi.mr[s]->fid);
+    if (tx->bounce_mr)
+        fi_close(&tx->bounce_mr->fid);
+    weft_am_fini();
+    if (tx->wcntr)
+        fi_close(&tx->wcntr->fid);
+    if (tx->rcntr)
+        fi_close(&tx->rcntr->fid);
+    struct fid_cq *cq = weft_ofi.cq;
+    weft_ofi.cq = NULL;
+    if (cq)
+        fi_close(&cq->fid);
+    if (weft_ofi.av)
+        fi_close(&weft_ofi.av->fid);
+    if (weft_ofi.domain)
+        fi_close(&weft_ofi.domain->fid);
+    if (weft_ofi.fabric)
+        fi_close(&weft_ofi.fabric->fid);
+    fi_freeinfo(weft_ofi.info);
+    free(tx->bounce);
+    free(tx->dirty);
+    free(tx->dirty_list);
+    free(weft_ofi.rkey);
+    free(weft_ofi.rbase);
+    memset(&weft_ofi, 0, sizeof weft_ofi);
+}
+
+struct weft_ofi_tx *weft_ofi_default_tx(void) { return &weft_ofi.tx0; }
+
+const char *weft_ofi_provider_name(void)
+{
+    return weft_ofi.info ? weft_ofi.info->fabric_attr->prov_name : "none";
+}
+
+/* ---- describe ---------------------------------------------------------- */
+
+static const char *progress_name(enum fi_progress p)
+{
+    return p == FI_PROGRESS_AUTO ? "auto" : p == FI_PROGRESS_MANUAL ? "manual" : "unspecified";
+}
+
+void weft_ofi_describe(FILE *out)
+{
+    struct fi_info *fi = weft_ofi.info;
+    if (!fi) {
+        fprintf(out, "libfabric transport: not initialized\n");
+        return;
+    }
+    uint32_t v = fi->fabric_attr->prov_version;
+    fprintf(out, "libfabric transport (libfabric %u.%u, API %u.%u):\n", FI_MAJOR(fi_version()),
+            FI_MINOR(fi_version()), FI_MAJOR_VERSION, FI_MINOR_VERSION);
+    fprintf(out, "  provider          %s %u.%u\n", fi->fabric_attr->prov_name, FI_MAJOR(v),
+            FI_MINOR(v));
+    fprintf(out, "  fabric / domain   %s / %s\n", fi->fabric_attr->name, fi->domain_attr->name);
+    fprintf(out, "  mr_mode           %s\n",
+            fi->domain_attr->mr_mode ? fi_tostr(&fi->domain_attr->mr_mode, FI_TYPE_MR_MODE)
+                                     : "(none)");
+    fprintf(out, "  remote addressing %s, keys %s\n",
+            weft_ofi.virt_addr ? "virtual addresses (bases exchanged)" : "segment offsets",
+            weft_ofi.prov_key ? "provider-chosen (exchanged)" : "requested (= segment id)");
+    fprintf(out, "  local MR          %s\n",
+            weft_ofi.mr_local ? "required (bounce buffers)" : "not required");
+    fprintf(out, "  inject size       %zu (provider %zu)\n", weft_ofi.inject_size,
+            weft_ofi.prov_inject);
+    fprintf(out, "  max message       %zu (chunks of %zu)\n", fi->ep_attr->max_msg_size,
+            weft_ofi.max_msg);
+    fprintf(out, "  iov / rma_iov     %zu / %zu\n", fi->tx_attr->iov_limit,
+            fi->tx_attr->rma_iov_limit);
+    fprintf(out, "  progress          data %s, control %s; progress thread %s\n",
+            progress_name(fi->domain_attr->data_progress),
+            progress_name(fi->domain_attr->control_progress),
+            weft_ofi.progress_thread ? "running" : "off");
+    fprintf(out, "  threading         %s\n",
+            weft_ofi.thread_safe ? "FI_THREAD_SAFE" : "FI_THREAD_DOMAIN");
+    fprintf(out, "  remote completion %s\n",
+            weft_ofi.rc == WEFT_RC_DELIVERY
+                ? "FI_DELIVERY_COMPLETE (injected puts/atomics flushed by a read at quiet)"
+                : "flush: a read to every PE written since the last quiet");
+    fprintf(out, "  provider atomics  %s%s\n", weft_ofi.have_atomic_cap ? "FI_ATOMIC" : "none",
+            weft_ofi.amo_forced_software ? " (WEFT_AMO=software: not used)" : "");
+    fprintf(out, "  AMO rule          per datatype: native only if the provider supports every\n"
+                 "                    op of the type (ints: fetch set swap cswap add and or xor;\n"
+                 "                    floats: fetch set swap); otherwise every op on that type\n"
+                 "                    runs in software (target CPU atomics via messages).\n");
+    static const char *const short_op[WEFT_AMO_NOPS] = {"fetch", "set", "swap", "cswap",
+                                                         "add",   "and", "or",   "xor"};
+    fprintf(out, "  AMO table         ");
+    for (int o = 0; o < WEFT_AMO_NOPS; o++)
+        fprintf(out, "%-6s", short_op[o]);
+    fprintf(out, " => type\n");
+    for (int d = 0; d < WEFT_DT_NTYPES; d++) {
+        fprintf(out, "    %-14s  ", weft_dtype_names[d]);
+        int flt = d == WEFT_DT_F32 || d == WEFT_DT_F64;
+        for (int o = 0; o < WEFT_AMO_NOPS; o++) {
+            int applicable = !flt || o <= WEFT_AMO_SWAP;
+            fprintf(out, "%-6s", !applicable ? "-" : weft_ofi.amo_query[o][d] ? "yes" : "no");
+        }
+        fprintf(out, " => %s\n", weft_ofi.dt_native[d] ? "native" : "software");
+    }
+}

@@ -1,0 +1,144 @@
+/* ofi_internal.h owns the private state of the libfabric transport: the
+ * per-context transmit resources (struct weft_ofi_tx), the process-wide
+ * fabric/domain/CQ/MR state (weft_ofi), remote addressing helpers and the
+ * wait/retry helpers shared by ofi_init.c, ofi_rma.c, ofi_amo.c and
+ * ofi_msg.c. Nothing outside src/transport/ofi/ includes it. */
+#ifndef WEFT_OFI_INTERNAL_H
+#define WEFT_OFI_INTERNAL_H
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <stdint.h>
+
+#include "ofi.h"
+
+/* Slots that hold operands of non-blocking fetching AMOs until completion. */
+#define WEFT_OFI_NBI_SLOTS 256
+/* Size of the registered bounce/scratch buffer (FI_MR_LOCAL providers and
+ * the flush read target). */
+#define WEFT_OFI_BOUNCE_SIZE (64 * 1024)
+
+/* How quiet makes puts remotely complete (see ofi_rma.c). */
+enum weft_ofi_rc {
+    WEFT_RC_DELIVERY, /* FI_DELIVERY_COMPLETE default op flag; injects flushed */
+    WEFT_RC_FLUSH     /* transmit completion + a read to every PE written */
+};
+
+/* Per-context transmit resources. A later shmem_ctx_create gets its own. */
+struct weft_ofi_tx {
+    struct fid_ep *ep;
+    struct fid_cntr *wcntr; /* FI_WRITE: writes, non-fetching atomics */
+    struct fid_cntr *rcntr; /* FI_READ: reads, fetching/compare atomics */
+    uint64_t w_issued, r_issued; /* ops posted that count on wcntr/rcntr */
+    uint64_t w_err_seen, r_err_seen;
+    uint64_t am_issued; /* software AMOs sent (each gets a reply) */
+    uint64_t am_done;   /* replies received (updated by progress) */
+    /* PEs that need a flush read at the next quiet. */
+    uint8_t *dirty;
+    int *dirty_list;
+    int ndirty;
+    /* operand slots for fetching nbi AMOs */
+    uint64_t nbi_slot[WEFT_OFI_NBI_SLOTS][2];
+    unsigned nbi_used;
+    /* registered scratch: flush read target and FI_MR_LOCAL bounce */
+    char *bounce;
+    struct fid_mr *bounce_mr;
+    void *bounce_desc;
+};
+
+struct weft_ofi_state {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq; /* transmit (selective) + receive completions */
+    struct fid_mr *mr[WEFT_NSEGS];
+    void *mr_desc[WEFT_NSEGS];
+    /* mr_mode decisions, made from the fi_info at run time */
+    int prov_key;  /* FI_MR_PROV_KEY: rkey[] exchanged */
+    int virt_addr; /* FI_MR_VIRT_ADDR: rbase[] exchanged */
+    int mr_local;  /* FI_MR_LOCAL: local buffers need a desc */
+    int mr_endpoint;
+    uint64_t *rkey;  /* [pe * WEFT_NSEGS + seg] or NULL (key = seg) */
+    uint64_t *rbase; /* [pe * WEFT_NSEGS + seg] or NULL (addr = offset) */
+    size_t inject_size; /* our put inject threshold */
+    size_t prov_inject; /* provider's inject_size */
+    size_t max_msg;
+    size_t iov_limit; /* min(iov_limit, rma_iov_limit) */
+    enum weft_ofi_rc rc;
+    int manual;         /* data or control progress is manual */
+    int thread_safe;    /* domain opened FI_THREAD_SAFE */
+    int progress_thread; /* a progress thread is running */
+    long retry_timeout;  /* seconds; 0: forever */
+    /* atomics: amo_native[op][dt] from the queries; dt_native[dt] the rule */
+    uint8_t amo_query[WEFT_AMO_NOPS][WEFT_DT_NTYPES];
+    uint8_t dt_native[WEFT_DT_NTYPES];
+    int amo_forced_software;
+    int have_atomic_cap;
+    /* progress */
+    int progress_lock; /* trylock flag: one thread drains the CQ at a time */
+    pthread_t thread;
+    int thread_stop;
+    char last_err[256]; /* last error completion seen, for messages */
+    struct weft_ofi_tx tx0;
+};
+
+extern struct weft_ofi_state weft_ofi;
+
+static inline uint64_t weft_ofi_raddr(int pe, int seg, uint64_t off)
+{
+    return weft_ofi.rbase ? weft_ofi.rbase[(size_t)pe * WEFT_NSEGS + (size_t)seg] + off : off;
+}
+static inline uint64_t weft_ofi_rkey(int pe, int seg)
+{
+    return weft_ofi.rkey ? weft_ofi.rkey[(size_t)pe * WEFT_NSEGS + (size_t)seg] : (uint64_t)seg;
+}
+/* Local descriptor for a buffer inside a registered segment, else NULL. */
+static inline void *weft_ofi_local_desc(const void *p, size_t len)
+{
+    if (!weft_ofi.mr_local)
+        return NULL;
+    int seg;
+    uint64_t off;
+    if (len && weft_sym_resolve(p, len, &seg, &off) == 0)
+        return weft_ofi.mr_desc[seg];
+    return NULL;
+}
+
+static inline void weft_ofi_mark_dirty(struct weft_ofi_tx *tx, int pe)
+{
+    if (!tx->dirty[pe]) {
+        tx->dirty[pe] = 1;
+        tx->dirty_list[tx->ndirty++] = pe;
+    }
+}
+
+/* Retry state for -FI_EAGAIN: progress, yield, and abort after the
+ * WEFT_RETRY_TIMEOUT (naming the operation). */
+struct weft_ofi_retry {
+    unsigned spins;
+    long start;
+};
+void weft_ofi_retry_wait(struct weft_ofi_retry *r, const char *what, int pe);
+/* Abort on a libfabric error return. */
+WEFT_NORETURN void weft_ofi_fail(const char *what, int pe, ssize_t rc);
+
+/* Wait until the counters reach the issued counts; abort on errors. */
+void weft_ofi_wait_writes(struct weft_ofi_tx *tx, const char *what);
+void weft_ofi_wait_reads(struct weft_ofi_tx *tx, const char *what);
+
+/* Atomics setup (ofi_amo.c): fill amo_query/dt_native. */
+void weft_ofi_amo_init(void);
+
+/* Progress thread (ofi_init.c). */
+int weft_ofi_thread_start(void);
+void weft_ofi_thread_stop(void);
+
+#endif

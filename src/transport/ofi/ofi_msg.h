@@ -1,0 +1,61 @@
+/* ofi_msg.h owns weft's internal active-message layer over libfabric
+ * FI_MSG: a message is a small header (handler id, argument count, payload
+ * length) + up to WEFT_AM_MAX_ARGS 64-bit arguments + a payload. The target
+ * runs the handler from its progress engine (weft_ofi_progress, called by
+ * every wait loop and by the progress thread); a handler may reply with
+ * weft_am_send to the source. Receives are pre-posted fixed buffers (no
+ * FI_MULTI_RECV: FI_OPT_MIN_MULTI_RECV crashes libfabric 1.17, see
+ * docs/providers.md). The software atomics use it; the GASNet-style AM API
+ * will sit on it later. */
+#ifndef WEFT_OFI_MSG_H
+#define WEFT_OFI_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define WEFT_AM_MAX_ARGS 4
+#define WEFT_AM_BUF_SIZE 2048 /* bytes per posted receive buffer */
+
+struct weft_am_hdr {
+    uint8_t handler;
+    uint8_t nargs;
+    uint16_t flags;
+    uint32_t len;   /* payload bytes following the args */
+    uint32_t src;   /* sender's PE */
+    uint32_t pad;
+    /* uint64_t args[nargs]; payload[len] */
+};
+
+#define WEFT_AM_MAX_PAYLOAD \
+    (WEFT_AM_BUF_SIZE - sizeof(struct weft_am_hdr) - WEFT_AM_MAX_ARGS * sizeof(uint64_t))
+
+/* A handler runs in the progress engine of the target (main thread or the
+ * progress thread); it must not block. payload is valid only during the call. */
+typedef void (*weft_am_handler_fn)(int src_pe, const uint64_t *args, int nargs,
+                                   const void *payload, size_t len);
+
+/* Handler ids. Internal ids are fixed; 16..63 are for the future AM API. */
+enum {
+    WEFT_AM_H_AMO_REQ = 1,
+    WEFT_AM_H_AMO_REP = 2,
+    WEFT_AM_H_USER_FIRST = 16,
+    WEFT_AM_NHANDLERS = 64
+};
+
+void weft_am_register(int id, weft_am_handler_fn fn);
+
+/* Send an active message to pe. From a handler (progress context) a send
+ * that would block is queued and retried by the progress engine; from
+ * anywhere else the call progresses until the message is accepted. */
+void weft_am_send(int pe, int handler, const uint64_t *args, int nargs, const void *payload,
+                  size_t len);
+
+/* Setup/teardown (called from ofi_init.c once the endpoint is enabled). */
+int weft_am_init(void);
+void weft_am_fini(void);
+/* Drain the CQ (caller holds the progress lock). */
+void weft_am_poll(void);
+/* 1 while the calling thread is inside weft_am_poll (handler context). */
+int weft_am_in_handler(void);
+
+#endif

@@ -1,0 +1,306 @@
+/* ofi_rma.c owns puts, gets, strided puts/gets, quiet and fence over
+ * libfabric RMA.
+ *
+ * Completion: every write and non-fetching native atomic counts on the
+ * context's FI_WRITE counter, every read and fetching atomic on its FI_READ
+ * counter; w_issued/r_issued count what we posted. quiet waits until the
+ * counters (success + error) reach the issued counts and aborts naming the
+ * call if the error counter moved.
+ *
+ * Remote completion (what quiet promises): the counters alone do not mean
+ * "visible at the target" on every provider (tcp;ofi_rxm reports a write
+ * complete once it is in the socket). Two mechanisms, chosen at init:
+ *  - WEFT_RC_DELIVERY: FI_DELIVERY_COMPLETE is a default tx op flag (and
+ *    passed explicitly to fi_writemsg/fi_readmsg), so fi_write completes
+ *    once the target processed it. fi_inject_write/fi_inject_atomic have no
+ *    completion semantics (measured: counted before the target saw the data
+ *    on tcp;ofi_rxm), so a PE that received an inject is marked dirty.
+ *  - WEFT_RC_FLUSH: every PE written since the last quiet is marked dirty.
+ * At quiet, after the write counter caught up, one 8-byte fi_read goes to
+ * every dirty PE; the target processes it after the writes that preceded it
+ * on the same connection (in-order per peer on shm, tcp and sockets; tcp
+ * and sockets advertise FI_ORDER_RAW), so its completion means those writes
+ * are visible. */
+#include <string.h>
+
+#include "ofi_internal.h"
+#include "ofi_msg.h"
+
+static inline size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
+
+/* ---- FI_MR_LOCAL bounce paths (blocking) ------------------------------- */
+
+static void bounce_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const char *src, size_t len,
+                       int pe)
+{
+    weft_ofi_wait_writes(tx, "shmem_put");
+    while (len) {
+        size_t c = min_sz(min_sz(len, WEFT_OFI_BOUNCE_SIZE), weft_ofi.max_msg);
+        memcpy(tx->bounce, src, c);
+        struct weft_ofi_retry r = {0, 0};
+        ssize_t rc;
+        while ((rc = fi_write(tx->ep, tx->bounce, c, tx->bounce_desc, (fi_addr_t)pe,
+                              weft_ofi_raddr(pe, seg, off), weft_ofi_rkey(pe, seg), NULL)) ==
+               -FI_EAGAIN)
+            weft_ofi_retry_wait(&r, "fi_write", pe);
+        if (rc)
+            weft_ofi_fail("fi_write", pe, rc);
+        tx->w_issued++;
+        weft_ofi_wait_writes(tx, "shmem_put");
+        src += c;
+        off += c;
+        len -= c;
+    }
+    if (weft_ofi.rc == WEFT_RC_FLUSH)
+        weft_ofi_mark_dirty(tx, pe);
+}
+
+static void bounce_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off, size_t len,
+                       int pe)
+{
+    weft_ofi_wait_reads(tx, "shmem_get");
+    while (len) {
+        size_t c = min_sz(min_sz(len, WEFT_OFI_BOUNCE_SIZE), weft_ofi.max_msg);
+        struct weft_ofi_retry r = {0, 0};
+        ssize_t rc;
+        while ((rc = fi_read(tx->ep, tx->bounce, c, tx->bounce_desc, (fi_addr_t)pe,
+                             weft_ofi_raddr(pe, seg, off), weft_ofi_rkey(pe, seg), NULL)) ==
+               -FI_EAGAIN)
+            weft_ofi_retry_wait(&r, "fi_read", pe);
+        if (rc)
+            weft_ofi_fail("fi_read", pe, rc);
+        tx->r_issued++;
+        weft_ofi_wait_reads(tx, "shmem_get");
+        memcpy(dst, tx->bounce, c);
+        dst += c;
+        off += c;
+        len -= c;
+    }
+}
+
+/* ---- puts -------------------------------------------------------------- */
+
+static void inject_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
+                       int pe)
+{
+    struct weft_ofi_retry r = {0, 0};
+    ssize_t rc;
+    while ((rc = fi_inject_write(tx->ep, src, len, (fi_addr_t)pe, weft_ofi_raddr(pe, seg, off),
+                                 weft_ofi_rkey(pe, seg))) == -FI_EAGAIN)
+        weft_ofi_retry_wait(&r, "fi_inject_write", pe);
+    if (WEFT_UNLIKELY(rc))
+        weft_ofi_fail("fi_inject_write", pe, rc);
+    tx->w_issued++;
+    weft_ofi_mark_dirty(tx, pe);
+}
+
+void weft_ofi_put_nbi(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
+                      int pe)
+{
+    if (WEFT_UNLIKELY(len == 0))
+        return;
+    if (len <= weft_ofi.inject_size) {
+        inject_put(tx, seg, off, src, len, pe);
+        return;
+    }
+    void *desc = weft_ofi_local_desc(src, len);
+    if (WEFT_UNLIKELY(weft_ofi.mr_local && !desc)) {
+        bounce_put(tx, seg, off, src, len, pe);
+        return;
+    }
+    const char *s = src;
+    uint64_t raddr = weft_ofi_raddr(pe, seg, off), key = weft_ofi_rkey(pe, seg);
+    while (len) {
+        size_t c = min_sz(len, weft_ofi.max_msg);
+        struct weft_ofi_retry r = {0, 0};
+        ssize_t rc;
+        while ((rc = fi_write(tx->ep, s, c, desc, (fi_addr_t)pe, raddr, key, NULL)) == -FI_EAGAIN)
+            weft_ofi_retry_wait(&r, "fi_write", pe);
+        if (WEFT_UNLIKELY(rc))
+            weft_ofi_fail("fi_write", pe, rc);
+        tx->w_issued++;
+        s += c;
+        raddr += c;
+        len -= c;
+    }
+    if (weft_ofi.rc == WEFT_RC_FLUSH)
+        weft_ofi_mark_dirty(tx, pe);
+}
+
+void weft_ofi_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
+                  int pe)
+{
+    weft_ofi_put_nbi(tx, seg, off, src, len, pe);
+    /* Injected data was copied; anything larger must leave src first. */
+    if (len > weft_ofi.inject_size)
+        weft_ofi_wait_writes(tx, "shmem_put");
+}
+
+/* ---- gets -------------------------------------------------------------- */
+
+void weft_ofi_get_nbi(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len, int pe)
+{
+    if (WEFT_UNLIKELY(len == 0))
+        return;
+    void *desc = weft_ofi_local_desc(dst, len);
+    if (WEFT_UNLIKELY(weft_ofi.mr_local && !desc)) {
+        bounce_get(tx, dst, seg, off, len, pe);
+        return;
+    }
+    char *d = dst;
+    uint64_t raddr = weft_ofi_raddr(pe, seg, off), key = weft_ofi_rkey(pe, seg);
+    while (len) {
+        size_t c = min_sz(len, weft_ofi.max_msg);
+        struct weft_ofi_retry r = {0, 0};
+        ssize_t rc;
+        while ((rc = fi_read(tx->ep, d, c, desc, (fi_addr_t)pe, raddr, key, NULL)) == -FI_EAGAIN)
+            weft_ofi_retry_wait(&r, "fi_read", pe);
+        if (WEFT_UNLIKELY(rc))
+            weft_ofi_fail("fi_read", pe, rc);
+        tx->r_issued++;
+        d += c;
+        raddr += c;
+        len -= c;
+    }
+}
+
+void weft_ofi_get(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len, int pe)
+{
+    weft_ofi_get_nbi(tx, dst, seg, off, len, pe);
+    weft_ofi_wait_reads(tx, "shmem_get");
+}
+
+/* ---- strided ----------------------------------------------------------- */
+
+#define IOV_CAP 64
+
+void weft_ofi_iput(struct weft_ofi_tx *tx, int seg, uint64_t off, ptrdiff_t tstride,
+                   const void *src, ptrdiff_t sstride, size_t elem, size_t nelems, int pe)
+{
+    if (!elem || !nelems)
+        return;
+    const char *s = src;
+    if (weft_ofi.mr_local || elem > weft_ofi.max_msg) {
+        for (size_t i = 0; i < nelems; i++)
+            weft_ofi_put(tx, seg, off + (uint64_t)((ptrdiff_t)i * tstride),
+                         s + (ptrdiff_t)i * sstride, elem, pe);
+        return;
+    }
+    size_t per = min_sz(weft_ofi.iov_limit, IOV_CAP);
+    uint64_t key = weft_ofi_rkey(pe, seg);
+    uint64_t flags = weft_ofi.rc == WEFT_RC_DELIVERY ? FI_DELIVERY_COMPLETE : 0;
+    struct iovec iov[IOV_CAP];
+    struct fi_rma_iov riov[IOV_CAP];
+    for (size_t i = 0; i < nelems;) {
+        size_t cnt = min_sz(per, nelems - i);
+        for (size_t k = 0; k < cnt; k++, i++) {
+            iov[k].iov_base = (void *)(s + (ptrdiff_t)i * sstride);
+            iov[k].iov_len = elem;
+            riov[k].addr = weft_ofi_raddr(pe, seg, off + (uint64_t)((ptrdiff_t)i * tstride));
+            riov[k].len = elem;
+            riov[k].key = key;
+        }
+        struct fi_msg_rma m = {.msg_iov = iov,
+                               .desc = NULL,
+                               .iov_count = cnt,
+                               .addr = (fi_addr_t)pe,
+                               .rma_iov = riov,
+                               .rma_iov_count = cnt,
+                               .context = NULL,
+                               .data = 0};
+        struct weft_ofi_retry r = {0, 0};
+        ssize_t rc;
+        while ((rc = fi_writemsg(tx->ep, &m, flags)) == -FI_EAGAIN)
+            weft_ofi_retry_wait(&r, "fi_writemsg", pe);
+        if (WEFT_UNLIKELY(rc))
+            weft_ofi_fail("fi_writemsg", pe, rc);
+        tx->w_issued++;
+    }
+    if (weft_ofi.rc == WEFT_RC_FLUSH)
+        weft_ofi_mark_dirty(tx, pe);
+    weft_ofi_wait_writes(tx, "shmem_iput");
+}
+
+void weft_ofi_iget(struct weft_ofi_tx *tx, void *dst, ptrdiff_t dstride, int seg, uint64_t off,
+                   ptrdiff_t sstride, size_t elem, size_t nelems, int pe)
+{
+    if (!elem || !nelems)
+        return;
+    char *d = dst;
+    if (weft_ofi.mr_local || elem > weft_ofi.max_msg) {
+        for (size_t i = 0; i < nelems; i++)
+            weft_ofi_get(tx, d + (ptrdiff_t)i * dstride, seg,
+                         off + (uint64_t)((ptrdiff_t)i * sstride), elem, pe);
+        return;
+    }
+    size_t per = min_sz(weft_ofi.iov_limit, IOV_CAP);
+    uint64_t key = weft_ofi_rkey(pe, seg);
+    struct iovec iov[IOV_CAP];
+    struct fi_rma_iov riov[IOV_CAP];
+    for (size_t i = 0; i < nelems;) {
+        size_t cnt = min_sz(per, nelems - i);
+        for (size_t k = 0; k < cnt; k++, i++) {
+            iov[k].iov_base = d + (ptrdiff_t)i * dstride;
+            iov[k].iov_len = elem;
+            riov[k].addr = weft_ofi_raddr(pe, seg, off + (uint64_t)((ptrdiff_t)i * sstride));
+            riov[k].len = elem;
+            riov[k].key = key;
+        }
+        struct fi_msg_rma m = {.msg_iov = iov,
+                               .desc = NULL,
+                               .iov_count = cnt,
+                               .addr = (fi_addr_t)pe,
+                               .rma_iov = riov,
+                               .rma_iov_count = cnt,
+                               .context = NULL,
+                               .data = 0};
+        struct weft_ofi_retry r = {0, 0};
+        ssize_t rc;
+        while ((rc = fi_readmsg(tx->ep, &m, 0)) == -FI_EAGAIN)
+            weft_ofi_retry_wait(&r, "fi_readmsg", pe);
+        if (WEFT_UNLIKELY(rc))
+            weft_ofi_fail("fi_readmsg", pe, rc);
+        tx->r_issued++;
+    }
+    weft_ofi_wait_reads(tx, "shmem_iget");
+}
+
+/* ---- quiet / fence ----------------------------------------------------- */
+
+static void flush_dirty(struct weft_ofi_tx *tx)
+{
+    int seg = weft_rt.seg[WEFT_SEG_HEAP].size >= 8 ? WEFT_SEG_HEAP : WEFT_SEG_DATA;
+    for (int i = 0; i < tx->ndirty; i++) {
+        int pe = tx->dirty_list[i];
+        tx->dirty[pe] = 0;
+        struct weft_ofi_retry r = {0, 0};
+        ssize_t rc;
+        while ((rc = fi_read(tx->ep, tx->bounce + WEFT_OFI_BOUNCE_SIZE - 8, 8, tx->bounce_desc,
+                             (fi_addr_t)pe, weft_ofi_raddr(pe, seg, 0), weft_ofi_rkey(pe, seg),
+                             NULL)) == -FI_EAGAIN)
+            weft_ofi_retry_wait(&r, "fi_read (quiet flush)", pe);
+        if (WEFT_UNLIKELY(rc))
+            weft_ofi_fail("fi_read (quiet flush)", pe, rc);
+        tx->r_issued++;
+    }
+    tx->ndirty = 0;
+}
+
+void weft_ofi_quiet(struct weft_ofi_tx *tx)
+{
+    weft_ofi_wait_writes(tx, "shmem_quiet");
+    if (tx->ndirty)
+        flush_dirty(tx);
+    weft_ofi_wait_reads(tx, "shmem_quiet");
+    unsigned spins = 0;
+    while (__atomic_load_n(&tx->am_done, __ATOMIC_ACQUIRE) != tx->am_issued)
+        weft_poll_yield(&spins);
+    tx->nbi_used = 0;
+}
+
+void weft_ofi_fence(struct weft_ofi_tx *tx)
+{
+    /* Software AMOs travel as messages, puts as RMA: no provider ordering
+     * covers both, so fence is quiet. */
+    weft_ofi_quiet(tx);
+}
