@@ -121,6 +121,83 @@ typedef struct { uint64_t w[2]; } weft_u128_t;
     X(long, long, I64, Y)                                   \
     X(longlong, long long, I64, Y)
 
+/* ---- collectives (weft/collectives.h) ------------------------------------
+ * Reductions over teams (OpenSHMEM 1.5 table "Reduction Types, Names, and
+ * Supporting Operations for Team-Based Reductions"), one table per group of
+ * operations: AND/OR/XOR, MAX/MIN, SUM/PROD (the last adds the complex
+ * types). Same X(NAME, TYPE, DT, GEN) rows as above; DT is NONE where the
+ * type has no atomic class. */
+#define WEFT_REDUCE_BITWISE_TYPES(X)                        \
+    X(uchar, unsigned char, NONE, Y)                        \
+    X(ushort, unsigned short, NONE, Y)                      \
+    X(uint, unsigned int, U32, Y)                           \
+    X(ulong, unsigned long, U64, Y)                         \
+    X(ulonglong, unsigned long long, U64, Y)                \
+    X(int8, int8_t, NONE, N)                                \
+    X(int16, int16_t, NONE, N)                              \
+    X(int32, int32_t, I32, N)                               \
+    X(int64, int64_t, I64, N)                               \
+    X(uint8, uint8_t, NONE, N)                              \
+    X(uint16, uint16_t, NONE, N)                            \
+    X(uint32, uint32_t, U32, N)                             \
+    X(uint64, uint64_t, U64, N)                             \
+    X(size, size_t, U64, N)
+
+#define WEFT_REDUCE_MINMAX_TYPES(X)                         \
+    X(char, char, NONE, Y)                                  \
+    X(schar, signed char, NONE, Y)                          \
+    X(short, short, NONE, Y)                                \
+    X(int, int, I32, Y)                                     \
+    X(long, long, I64, Y)                                   \
+    X(longlong, long long, I64, Y)                          \
+    X(ptrdiff, ptrdiff_t, I64, N)                           \
+    X(uchar, unsigned char, NONE, Y)                        \
+    X(ushort, unsigned short, NONE, Y)                      \
+    X(uint, unsigned int, U32, Y)                           \
+    X(ulong, unsigned long, U64, Y)                         \
+    X(ulonglong, unsigned long long, U64, Y)                \
+    X(int8, int8_t, NONE, N)                                \
+    X(int16, int16_t, NONE, N)                              \
+    X(int32, int32_t, I32, N)                               \
+    X(int64, int64_t, I64, N)                               \
+    X(uint8, uint8_t, NONE, N)                              \
+    X(uint16, uint16_t, NONE, N)                            \
+    X(uint32, uint32_t, U32, N)                             \
+    X(uint64, uint64_t, U64, N)                             \
+    X(size, size_t, U64, N)                                 \
+    X(float, float, F32, Y)                                 \
+    X(double, double, F64, Y)                               \
+    X(longdouble, long double, NONE, Y)
+
+#define WEFT_REDUCE_COMPLEX_TYPES(X)                        \
+    X(complexd, double _Complex, NONE, Y)                   \
+    X(complexf, float _Complex, NONE, Y)
+
+#define WEFT_REDUCE_ARITH_TYPES(X)                          \
+    WEFT_REDUCE_MINMAX_TYPES(X)                             \
+    WEFT_REDUCE_COMPLEX_TYPES(X)
+
+/* Deprecated active-set reductions shmem_TYPE_OP_to_all (OpenSHMEM 1.5 table
+ * "... for Active-Set-Based Reductions"). */
+#define WEFT_TO_ALL_BITWISE_TYPES(X)                        \
+    X(short, short, NONE, Y)                                \
+    X(int, int, I32, Y)                                     \
+    X(long, long, I64, Y)                                   \
+    X(longlong, long long, I64, Y)
+
+#define WEFT_TO_ALL_MINMAX_TYPES(X)                         \
+    WEFT_TO_ALL_BITWISE_TYPES(X)                            \
+    X(float, float, F32, Y)                                 \
+    X(double, double, F64, Y)                               \
+    X(longdouble, long double, NONE, Y)
+
+#define WEFT_TO_ALL_ARITH_TYPES(X)                          \
+    WEFT_TO_ALL_MINMAX_TYPES(X)                             \
+    WEFT_REDUCE_COMPLEX_TYPES(X)
+
+/* OpenSHMEM 1.6 scans (shmem_TYPE_sum_inscan / _exscan): the SUM types. */
+#define WEFT_SCAN_TYPES(X) WEFT_REDUCE_ARITH_TYPES(X)
+
 /* Expand only the rows whose GEN column is Y (for _Generic lists). */
 #define WEFT_IF_GEN_Y(...) __VA_ARGS__
 #define WEFT_IF_GEN_N(...)

@@ -1,16 +1,134 @@
-/* team.h owns the representation of teams (shmem_team_t points to one):
- * a strided set of world PEs. The predefined teams exist from init. */
+/* team.h owns the representation of teams (shmem_team_t points to one) and
+ * the per-team symmetric scratch the collectives synchronize through.
+ *
+ * Membership: a team is a list of world PEs, stored as an arithmetic
+ * progression (start + i*stride, any nonzero stride) when it is one, which
+ * every strided or 2-D split of a strided team is, or as an explicit list.
+ *
+ * Scratch: a fixed pool of WEFT_TEAM_SLOTS equal slots is carved out of the
+ * symmetric heap at init by every PE (the heap allocator sees identical
+ * calls everywhere). A team of two or more PEs owns one slot index, the
+ * same on all its members; teams with disjoint memberships may share an
+ * index. A split picks the index by an AND-reduction of the members'
+ * free-slot bitmasks over the parent team, so no collective ever allocates
+ * symmetric memory on a subset of PEs. Size-1 teams need no slot.
+ *
+ * Signalling: each slot starts with WEFT_TF_COUNT 64-bit counters. A signal
+ * is an atomic add of 1 (after a fence when it announces data), and a
+ * waiter waits until the counter reaches the number of signals it expects
+ * so far (team->expect[]). Every counter has exactly one writer PE for a
+ * given team (its position relative to the reader is fixed), and every
+ * signal is awaited by its reader within the same collective, so counters
+ * never need resetting while the team lives and a slot is quiescent when a
+ * member leaves the team. */
 #ifndef WEFT_TEAM_H
 #define WEFT_TEAM_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime.h"
+
+#define WEFT_TEAM_SLOTS 64     /* at most 64 multi-PE teams per PE, world included */
+#define WEFT_TEAM_ROUNDS 32    /* log2 of the largest team */
+#define WEFT_TEAM_NO_SLOT (-1)
+
+/* Counter indices inside a slot (and, for the active-set forms, inside the
+ * user's pSync: see weft_coll_psync_index in collectives). */
+enum {
+    WEFT_TF_BARRIER = 0,                          /* [r]: from me - 2^r (dissemination) */
+    WEFT_TF_BCAST = WEFT_TF_BARRIER + WEFT_TEAM_ROUNDS, /* [j]: from me - 2^j (binomial) */
+    WEFT_TF_RED_PRE = WEFT_TF_BCAST + WEFT_TEAM_ROUNDS, /* from me + p2 (fold-in)        */
+    WEFT_TF_RED_POST,                             /* from me - p2 (result out)          */
+    WEFT_TF_RED_ROUND,                            /* [k]: from me ^ 2^k (rec. doubling) */
+    WEFT_TF_SCAN = WEFT_TF_RED_ROUND + WEFT_TEAM_ROUNDS, /* [k]: from me - 2^k         */
+    WEFT_TF_UP = WEFT_TF_SCAN + WEFT_TEAM_ROUNDS, /* children's partials (active set)   */
+    WEFT_TF_COUNT
+};
+
 struct weft_team {
-    int start, stride, size; /* world PEs start + i*stride, i < size */
-    int my_pe;               /* this PE's index in the team, or -1 */
+    int start, stride, size; /* world PEs start + i*stride, i < size (members == NULL) */
+    int my_pe;               /* this PE's index in the team */
+    int *members;            /* world PE of each team index, or NULL when strided */
+    int slot;                /* scratch slot index, or WEFT_TEAM_NO_SLOT */
+    int predefined;
+    long config_mask;
+    int num_contexts;        /* from shmem_team_config_t */
+    uint64_t red_chunks;     /* reduction chunks done (buffer parity) */
+    uint64_t expect[WEFT_TF_COUNT]; /* signals awaited so far per counter */
 };
 
 extern struct weft_team weft_team_world;
 extern struct weft_team weft_team_shared;
 
+/* Called once from weft_runtime_init by every PE, after the heap and the
+ * transport are up and before the init barrier: reserves the scratch pool
+ * (one weft_heap_alloc, identical on every PE) and builds the predefined
+ * teams. */
 void weft_team_init_predefined(void);
+/* Called from weft_runtime_finalize (optional: the heap goes away anyway). */
+void weft_team_fini(void);
+
+/* World PE of team index i (0 <= i < size). */
+static inline int weft_team_world_pe(const struct weft_team *t, int i)
+{
+    return t->members ? t->members[i] : t->start + i * t->stride;
+}
+
+/* Team index of world PE w, or -1 if w is not a member. */
+int weft_team_index_of(const struct weft_team *t, int w);
+
+/* The scratch pool: slot s of every PE starts at local address
+ * weft_team_slot_base(s) and at heap offset weft_team_slot_off(s). */
+struct weft_team_pool {
+    char *base;          /* local address of slot 0 */
+    uint64_t off;        /* heap offset of slot 0 */
+    size_t slot_size;    /* bytes per slot */
+    size_t chunk;        /* bytes per reduction/scan buffer */
+    int rounds;          /* floor(log2(n_pes)): recursive-doubling rounds of world */
+    int scan_rounds;     /* ceil(log2(n_pes)) */
+    uint64_t used;       /* bit s set: slot s belongs to a team this PE is in */
+};
+extern struct weft_team_pool weft_team_pool;
+
+static inline uint64_t *weft_team_flags(int slot)
+{
+    return (uint64_t *)(weft_team_pool.base + (size_t)slot * weft_team_pool.slot_size);
+}
+static inline uint64_t weft_team_slot_off(int slot)
+{
+    return weft_team_pool.off + (uint64_t)slot * weft_team_pool.slot_size;
+}
+/* A few control words per slot after the counters (split agreement). */
+#define WEFT_TEAM_CTL_WORDS 8
+static inline uint64_t *weft_team_ctl(int slot) { return weft_team_flags(slot) + WEFT_TF_COUNT; }
+#define WEFT_TEAM_HDR_BYTES ((WEFT_TF_COUNT + WEFT_TEAM_CTL_WORDS) * sizeof(uint64_t))
+
+/* Byte offsets inside a slot of the reduction buffers (round k in
+ * [0, rounds], k == rounds is the fold-in buffer; parity 0/1) and of the
+ * scan buffers (round k). */
+static inline size_t weft_team_red_buf(int k, int parity)
+{
+    return WEFT_TEAM_HDR_BYTES + ((size_t)k * 2 + (size_t)parity) * weft_team_pool.chunk;
+}
+static inline size_t weft_team_scan_buf(int k)
+{
+    return weft_team_red_buf(weft_team_pool.rounds + 1, 0) + (size_t)k * weft_team_pool.chunk;
+}
+
+/* Create a team from world PEs (an arithmetic progression when list ==
+ * NULL), with the scratch slot already agreed on; returns NULL and sets
+ * nothing when this PE is not a member. */
+struct weft_team *weft_team_new(int start, int stride, int size, const int *list, int slot,
+                                long config_mask, int num_contexts);
+void weft_team_free(struct weft_team *t);
+
+/* Slot bookkeeping of this PE. */
+uint64_t weft_team_free_slots(void);
+void weft_team_claim_slot(int slot);
+
+/* The one query behind SHMEM_TEAM_SHARED and shmem_team_ptr: may this PE
+ * reach world PE pe's symmetric memory with loads and stores? */
+int weft_team_pe_is_local(int pe);
 
 #endif

@@ -1,0 +1,64 @@
+/* coll.h owns the machinery shared by the team collectives (collectives.c),
+ * the team management routines (team.c) and the deprecated active-set forms
+ * (coll_active.c): a collective "session" naming the PEs taking part and
+ * the counters they signal through, and the algorithms written against it.
+ *
+ * Two kinds of counters:
+ *  - team mode: the WEFT_TF_* counters of the team's scratch slot; they only
+ *    grow, and team->expect[] remembers how many signals were awaited;
+ *  - pSync mode (active-set routines): the user's pSync array, whose longs
+ *    start at SHMEM_SYNC_VALUE (0); a session counts what it awaited and
+ *    subtracts exactly that at the end (an atomic add to itself), so the
+ *    array is restored even when the next barrier's signal already arrived.
+ * A signal is an atomic add; when it announces data it is preceded by a
+ * fence so the data lands first. */
+#ifndef WEFT_API_COLL_H
+#define WEFT_API_COLL_H
+
+#include "../core/team.h"
+#include "api.h"
+
+typedef void (*weft_red_fn)(void *out, const void *a, const void *b, size_t n);
+
+struct weft_coll {
+    const char *call;
+    struct weft_team *team; /* members (an on-stack team for active sets) */
+    int n, me;
+    uint64_t *flags;        /* local base of the counters */
+    int fseg;               /* their segment and offset (same on every PE) */
+    uint64_t foff;
+    uint64_t *expect;       /* signals awaited so far, per counter */
+    int psync;              /* counters are a user pSync */
+    uint64_t psync_expect[WEFT_TF_COUNT];
+};
+
+/* Team mode session: returns 0, or -1 if team is SHMEM_TEAM_INVALID. */
+int weft_coll_team_begin(struct weft_coll *c, const char *call, shmem_team_t team);
+
+/* Active-set session over PE_start + i*2^logPE_stride, i < PE_size, with
+ * counters in pSync (aborts with a message on an invalid set or a caller
+ * outside it). `as` is storage for the set's team description. */
+void weft_coll_aset_begin(struct weft_coll *c, struct weft_team *as, const char *call,
+                          int PE_start, int logPE_stride, int PE_size, long *pSync);
+/* Restores pSync (no-op in team mode). */
+void weft_coll_end(struct weft_coll *c);
+
+/* Algorithms. Lengths are in bytes unless named count. */
+void weft_coll_barrier(struct weft_coll *c);
+void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t len, int root,
+                     int root_copies);
+void weft_coll_fcollect(struct weft_coll *c, void *dest, const void *source, size_t len);
+void weft_coll_collect(struct weft_coll *c, void *dest, const void *source, size_t len);
+void weft_coll_alltoall(struct weft_coll *c, void *dest, const void *source, size_t len);
+void weft_coll_alltoalls(struct weft_coll *c, void *dest, const void *source, ptrdiff_t dst,
+                         ptrdiff_t sst, size_t esz, size_t nelems);
+/* dest[i] = op over every member of source[i]; dest may equal source. */
+void weft_coll_allreduce(struct weft_coll *c, void *dest, const void *source, size_t count,
+                         size_t esz, weft_red_fn op);
+/* Prefix sums over the team (team mode only): inclusive or exclusive. */
+void weft_coll_scan(struct weft_coll *c, void *dest, const void *source, size_t count,
+                    size_t esz, weft_red_fn op, int exclusive);
+/* Exclusive prefix sum of one size_t value (collect's offsets). */
+size_t weft_coll_exscan_size(struct weft_coll *c, size_t v);
+
+#endif

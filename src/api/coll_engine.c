@@ -1,0 +1,532 @@
+/* coll_engine.c owns the collective algorithms shared by the team routines
+ * and the deprecated active-set routines (see coll.h for sessions and
+ * counters):
+ *   barrier     dissemination, ceil(log2 n) rounds
+ *   broadcast   binomial tree from the root, pipelined in chunks, the data
+ *               written straight into the children's dest
+ *   allreduce   team mode: recursive doubling through per-round double
+ *               buffers in the team's slot, non-powers of two folded in and
+ *               out (the result is bitwise identical on every PE: each
+ *               round combines (lower rank, higher rank) in that order);
+ *               active-set mode: binomial-tree reduction in dest (parents
+ *               get their children's partials), then a broadcast from the
+ *               root, so pWrk is never needed
+ *   scan        Hillis-Steele, a barrier closing each chunk
+ *   collect, fcollect, alltoall(s)
+ *               every PE puts its blocks straight into the others' dest
+ *               (pairwise order: PE me+i at step i), then quiet + barrier.
+ * None keeps O(PEs) state. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+
+#define WEFT_BCAST_CHUNK ((size_t)64 * 1024) /* pipelining unit of broadcasts */
+#define WEFT_TREE_CHUNK ((size_t)16 * 1024)  /* get unit of the active-set reduction */
+
+static struct weft_ctx *const ctx0 = &weft_ctx_default;
+
+/* ---- private buffers (the library is at most SERIALIZED) ------------------ */
+static void *priv_buf(int which, size_t len)
+{
+    static void *buf[2];
+    static size_t cap[2];
+    if (len > cap[which]) {
+        void *p = realloc(buf[which], len);
+        if (!p)
+            weft_fatal("shmem collective", "out of private memory (%zu bytes)", len);
+        buf[which] = p;
+        cap[which] = len;
+    }
+    return buf[which];
+}
+
+/* ---- sessions and counters ------------------------------------------------ */
+int weft_coll_team_begin(struct weft_coll *c, const char *call, shmem_team_t team)
+{
+    weft_check_init(call);
+    if (team == SHMEM_TEAM_INVALID)
+        return -1;
+    c->call = call;
+    c->team = team;
+    c->n = team->size;
+    c->me = team->my_pe;
+    c->psync = 0;
+    c->expect = team->expect;
+    if (team->slot >= 0) {
+        c->flags = weft_team_flags(team->slot);
+        c->fseg = WEFT_SEG_HEAP;
+        c->foff = weft_team_slot_off(team->slot);
+    } else {
+        c->flags = NULL;
+        c->fseg = WEFT_SEG_HEAP;
+        c->foff = 0;
+    }
+    return 0;
+}
+
+#define WEFT_PSYNC_LONGS 64
+
+void weft_coll_aset_begin(struct weft_coll *c, struct weft_team *as, const char *call,
+                          int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    weft_check_init(call);
+    long last = -1;
+    if (PE_size >= 1 && logPE_stride >= 0 && logPE_stride < 31 && PE_start >= 0)
+        last = (long)PE_start + ((long)(PE_size - 1) << logPE_stride);
+    if (last < 0 || last >= weft_rt.n_pes)
+        weft_fatal(call, "invalid active set PE_start=%d logPE_stride=%d PE_size=%d: its PEs "
+                   "must lie in [0, %d)", PE_start, logPE_stride, PE_size, weft_rt.n_pes);
+    memset(as, 0, sizeof *as);
+    as->start = PE_start;
+    as->stride = 1 << logPE_stride;
+    as->size = PE_size;
+    as->slot = WEFT_TEAM_NO_SLOT;
+    as->my_pe = weft_team_index_of(as, weft_rt.my_pe);
+    if (as->my_pe < 0)
+        weft_fatal(call, "this PE (%d) is not in the active set PE_start=%d logPE_stride=%d "
+                   "PE_size=%d", weft_rt.my_pe, PE_start, logPE_stride, PE_size);
+    if (!pSync)
+        weft_fatal(call, "argument pSync is NULL");
+    if (((uintptr_t)pSync & 7) != 0)
+        weft_fatal(call, "argument pSync=%p is not aligned to a long", (void *)pSync);
+    int seg;
+    uint64_t off;
+    weft_sym_resolve_or_die(call, "pSync", pSync, WEFT_PSYNC_LONGS * sizeof(long), &seg, &off);
+    c->call = call;
+    c->team = as;
+    c->n = PE_size;
+    c->me = as->my_pe;
+    c->flags = (uint64_t *)pSync;
+    c->fseg = seg;
+    c->foff = off;
+    c->psync = 1;
+    memset(c->psync_expect, 0, sizeof c->psync_expect);
+    c->expect = c->psync_expect;
+}
+
+/* Counter index: identity in a team slot; folded into the 64 longs of a
+ * pSync (barrier rounds 0-31; broadcast/scan rounds 32-62; UP 63). Routines
+ * that share a region never run on one pSync at once (the spec requires
+ * the pSync to be free), except barriers, which have their own region. */
+static inline int cidx(const struct weft_coll *c, int idx)
+{
+    if (!c->psync)
+        return idx;
+    if (idx < WEFT_TF_BCAST)
+        return idx - WEFT_TF_BARRIER;
+    if (idx < WEFT_TF_RED_PRE)
+        return 32 + (idx - WEFT_TF_BCAST);
+    if (idx >= WEFT_TF_SCAN && idx < WEFT_TF_UP)
+        return 32 + (idx - WEFT_TF_SCAN);
+    if (idx == WEFT_TF_UP)
+        return 63;
+    weft_fatal(c->call, "internal error: counter %d has no pSync slot", idx);
+}
+
+static inline int wpe(const struct weft_coll *c, int i) { return weft_team_world_pe(c->team, i); }
+
+/* Add v to counter idx of team member pe; fence first when data precedes. */
+static void coll_signal(struct weft_coll *c, int idx, int pe, int fence, int64_t v)
+{
+    if (fence)
+        weft_tx_fence(ctx0);
+    uint64_t off = c->foff + (uint64_t)cidx(c, idx) * sizeof(uint64_t);
+    weft_tx_amo(ctx0, WEFT_AMO_ADD, WEFT_DT_I64, c->fseg, off, &v, NULL, NULL, wpe(c, pe));
+}
+
+static void coll_wait(struct weft_coll *c, int idx, uint64_t count)
+{
+    int m = cidx(c, idx);
+    uint64_t want = (c->expect[m] += count);
+    unsigned spins = 0;
+    while (__atomic_load_n(&c->flags[m], __ATOMIC_ACQUIRE) < want)
+        weft_poll_yield(&spins);
+}
+
+/* pSync mode only: wait for a value-carrying signal (value + 1 added). */
+static uint64_t coll_wait_value(struct weft_coll *c, int idx)
+{
+    int m = cidx(c, idx);
+    uint64_t v;
+    unsigned spins = 0;
+    while ((v = __atomic_load_n(&c->flags[m], __ATOMIC_ACQUIRE)) == 0)
+        weft_poll_yield(&spins);
+    c->expect[m] += v;
+    return v - 1;
+}
+
+void weft_coll_end(struct weft_coll *c)
+{
+    if (!c->psync)
+        return;
+    for (int m = 0; m < WEFT_PSYNC_LONGS; m++) {
+        if (!c->expect[m])
+            continue;
+        int64_t neg = -(int64_t)c->expect[m], old;
+        weft_tx_amo(ctx0, WEFT_AMO_ADD, WEFT_DT_I64, c->fseg,
+                    c->foff + (uint64_t)m * sizeof(uint64_t), &neg, NULL, &old, weft_rt.my_pe);
+        c->expect[m] = 0;
+    }
+}
+
+static inline int log2_exact(long m)
+{
+    return __builtin_ctzl((unsigned long)m);
+}
+
+static void resolve(const struct weft_coll *c, const char *arg, const void *p, size_t len,
+                    int *seg, uint64_t *off)
+{
+    weft_sym_resolve_or_die(c->call, arg, p, len, seg, off);
+}
+
+static void put_to(const struct weft_coll *c, int seg, uint64_t off, const void *src, size_t len,
+                   int pe)
+{
+    if (len)
+        weft_tx_put(ctx0, seg, off, src, len, wpe(c, pe));
+}
+
+/* ---- barrier --------------------------------------------------------------- */
+void weft_coll_barrier(struct weft_coll *c)
+{
+    int n = c->n, me = c->me;
+    if (n <= 1)
+        return;
+    int r = 0;
+    for (long d = 1; d < n; d <<= 1, r++) {
+        coll_signal(c, WEFT_TF_BARRIER + r, (int)((me + d) % n), 0, 1);
+        coll_wait(c, WEFT_TF_BARRIER + r, 1);
+    }
+}
+
+/* ---- broadcast ------------------------------------------------------------- */
+void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t len, int root,
+                     int root_copies)
+{
+    int n = c->n, me = c->me;
+    if (len == 0)
+        return;
+    if (me == root && root_copies && dest != source)
+        memmove(dest, source, len);
+    if (n == 1)
+        return;
+    int seg;
+    uint64_t off;
+    resolve(c, "dest", dest, len, &seg, &off);
+    long vr = ((long)me - root + n) % n;
+    /* Children are vr + m for every power of two m below vr's lowest set
+     * bit (below n for the root); the parent is vr - lowbit(vr). */
+    long limit = vr ? (vr & -vr) : n;
+    const char *from = vr ? (const char *)dest : (const char *)source;
+    long top = 1;
+    while (top * 2 < limit)
+        top *= 2;
+    for (size_t o = 0; o < len; o += WEFT_BCAST_CHUNK) {
+        size_t l = len - o < WEFT_BCAST_CHUNK ? len - o : WEFT_BCAST_CHUNK;
+        if (vr)
+            coll_wait(c, WEFT_TF_BCAST + log2_exact(vr & -vr), 1);
+        int any = 0;
+        for (long m = top; m >= 1; m >>= 1) {
+            if (m >= limit || vr + m >= n)
+                continue;
+            put_to(c, seg, off + o, from + o, l, (int)((vr + m + root) % n));
+            any = 1;
+        }
+        if (!any)
+            continue;
+        weft_tx_fence(ctx0);
+        for (long m = top; m >= 1; m >>= 1) {
+            if (m >= limit || vr + m >= n)
+                continue;
+            coll_signal(c, WEFT_TF_BCAST + log2_exact(m), (int)((vr + m + root) % n), 0, 1);
+        }
+    }
+}
+
+/* ---- collect / fcollect / alltoall(s) -------------------------------------- */
+static void quiet_barrier(struct weft_coll *c)
+{
+    weft_tx_quiet(ctx0);
+    weft_coll_barrier(c);
+}
+
+void weft_coll_fcollect(struct weft_coll *c, void *dest, const void *source, size_t len)
+{
+    int n = c->n, me = c->me;
+    if (len == 0)
+        return;
+    char *d = dest;
+    if (n > 1) {
+        int seg;
+        uint64_t off;
+        resolve(c, "dest", d + (size_t)me * len, len, &seg, &off);
+        for (int i = 1; i < n; i++)
+            put_to(c, seg, off, source, len, (me + i) % n);
+    }
+    memmove(d + (size_t)me * len, source, len);
+    quiet_barrier(c);
+}
+
+void weft_coll_collect(struct weft_coll *c, void *dest, const void *source, size_t len)
+{
+    int n = c->n, me = c->me;
+    char *d = dest;
+    if (n == 1) {
+        if (len)
+            memmove(d, source, len);
+        return;
+    }
+    size_t at = weft_coll_exscan_size(c, len);
+    if (len) {
+        int seg;
+        uint64_t off;
+        resolve(c, "dest", d + at, len, &seg, &off);
+        for (int i = 1; i < n; i++)
+            put_to(c, seg, off, source, len, (me + i) % n);
+        memmove(d + at, source, len);
+    }
+    quiet_barrier(c);
+}
+
+void weft_coll_alltoall(struct weft_coll *c, void *dest, const void *source, size_t len)
+{
+    int n = c->n, me = c->me;
+    if (len == 0)
+        return;
+    char *d = dest;
+    const char *s = source;
+    if (n > 1) {
+        int seg;
+        uint64_t off;
+        resolve(c, "dest", d + (size_t)me * len, len, &seg, &off);
+        for (int i = 1; i < n; i++) {
+            int j = (me + i) % n;
+            put_to(c, seg, off, s + (size_t)j * len, len, j);
+        }
+    }
+    memmove(d + (size_t)me * len, s + (size_t)me * len, len);
+    quiet_barrier(c);
+}
+
+void weft_coll_alltoalls(struct weft_coll *c, void *dest, const void *source, ptrdiff_t dst,
+                         ptrdiff_t sst, size_t esz, size_t nelems)
+{
+    int n = c->n, me = c->me;
+    if (nelems == 0)
+        return;
+    char *d = dest;
+    const char *s = source;
+    /* Block j of source: elements (j*nelems + e)*sst; it lands at
+     * (me*nelems + e)*dst of PE j's dest. */
+    ptrdiff_t dblk = (ptrdiff_t)((size_t)me * nelems) * dst * (ptrdiff_t)esz;
+    ptrdiff_t span = ((ptrdiff_t)nelems - 1) * dst * (ptrdiff_t)esz + (ptrdiff_t)esz;
+    if (n > 1) {
+        int seg;
+        uint64_t off;
+        resolve(c, "dest", d + dblk, (size_t)span, &seg, &off);
+        for (int i = 1; i < n; i++) {
+            int j = (me + i) % n;
+            const char *sb = s + (ptrdiff_t)((size_t)j * nelems) * sst * (ptrdiff_t)esz;
+            weft_tx_iput(ctx0, seg, off, dst * (ptrdiff_t)esz, sb, sst * (ptrdiff_t)esz, esz,
+                         nelems, wpe(c, j));
+        }
+    }
+    const char *sb = s + (ptrdiff_t)((size_t)me * nelems) * sst * (ptrdiff_t)esz;
+    for (size_t e = 0; e < nelems; e++)
+        memmove(d + dblk + (ptrdiff_t)e * dst * (ptrdiff_t)esz,
+                sb + (ptrdiff_t)e * sst * (ptrdiff_t)esz, esz);
+    quiet_barrier(c);
+}
+
+/* ---- scans ----------------------------------------------------------------- */
+static void add_size(void *out, const void *a, const void *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        ((size_t *)out)[i] = ((const size_t *)a)[i] + ((const size_t *)b)[i];
+}
+
+/* One Hillis-Steele pass over a chunk of m elements in acc (inclusive) and
+ * ex (exclusive, may be NULL). Team mode: through the slot's scan buffers;
+ * the caller closes with a barrier before those buffers are written again. */
+static void scan_pass(struct weft_coll *c, char *acc, char *ex, size_t m, size_t esz,
+                      weft_red_fn op)
+{
+    int n = c->n, me = c->me;
+    char *slot = (char *)c->flags;
+    uint64_t soff = c->foff;
+    size_t bytes = m * esz;
+    int k = 0;
+    for (long d = 1; d < n; d <<= 1, k++) {
+        if (me + d < n) {
+            put_to(c, WEFT_SEG_HEAP, soff + weft_team_scan_buf(k), acc, bytes, (int)(me + d));
+            coll_signal(c, WEFT_TF_SCAN + k, (int)(me + d), 1, 1);
+        }
+        if (me - d >= 0) {
+            coll_wait(c, WEFT_TF_SCAN + k, 1);
+            const char *in = slot + weft_team_scan_buf(k);
+            op(acc, in, acc, m);
+            if (ex)
+                op(ex, in, ex, m);
+        }
+    }
+}
+
+size_t weft_coll_exscan_size(struct weft_coll *c, size_t v)
+{
+    int n = c->n, me = c->me;
+    if (c->psync) {
+        /* The value travels in the signal itself: v + 1 added to a zero long. */
+        size_t acc = v, ex = 0;
+        int k = 0;
+        for (long d = 1; d < n; d <<= 1, k++) {
+            if (me + d < n)
+                coll_signal(c, WEFT_TF_SCAN + k, (int)(me + d), 0, (int64_t)acc + 1);
+            if (me - d >= 0) {
+                size_t in = (size_t)coll_wait_value(c, WEFT_TF_SCAN + k);
+                acc += in;
+                ex += in;
+            }
+        }
+        return ex;
+    }
+    size_t acc = v, ex = 0;
+    if (n > 1)
+        scan_pass(c, (char *)&acc, (char *)&ex, 1, sizeof(size_t), add_size);
+    return ex; /* the caller's closing barrier frees the scan buffers */
+}
+
+void weft_coll_scan(struct weft_coll *c, void *dest, const void *source, size_t count,
+                    size_t esz, weft_red_fn op, int exclusive)
+{
+    int n = c->n;
+    size_t bytes = count * esz;
+    if (count == 0)
+        return;
+    if (n == 1) {
+        if (exclusive)
+            memset(dest, 0, bytes);
+        else if (dest != source)
+            memmove(dest, source, bytes);
+        return;
+    }
+    size_t cap = weft_team_pool.chunk / esz;
+    char *acc = priv_buf(0, cap * esz), *ex = exclusive ? priv_buf(1, cap * esz) : NULL;
+    for (size_t o = 0; o < count; o += cap) {
+        size_t m = count - o < cap ? count - o : cap;
+        memcpy(acc, (const char *)source + o * esz, m * esz);
+        if (ex)
+            memset(ex, 0, m * esz);
+        scan_pass(c, acc, ex, m, esz, op);
+        memcpy((char *)dest + o * esz, ex ? ex : acc, m * esz);
+        weft_coll_barrier(c);
+    }
+}
+
+/* ---- reductions ------------------------------------------------------------ */
+static void allreduce_rd(struct weft_coll *c, void *dest, const void *source, size_t count,
+                         size_t esz, weft_red_fn op)
+{
+    struct weft_team *t = c->team;
+    int n = c->n, me = c->me;
+    int dseg;
+    uint64_t doff;
+    resolve(c, "dest", dest, count * esz, &dseg, &doff);
+    int p2 = 1, R = 0;
+    while (p2 * 2 <= n) {
+        p2 *= 2;
+        R++;
+    }
+    int rem = n - p2;
+    int pre = weft_team_pool.rounds; /* buffer index of the fold-in */
+    char *slot = (char *)c->flags;
+    uint64_t soff = c->foff;
+    size_t cap = weft_team_pool.chunk / esz;
+    char *acc = priv_buf(0, cap * esz);
+    for (size_t o = 0; o < count; o += cap) {
+        size_t m = count - o < cap ? count - o : cap, bytes = m * esz;
+        int par = (int)(t->red_chunks++ & 1);
+        memcpy(acc, (const char *)source + o * esz, bytes);
+        if (me >= p2) {
+            /* Fold in to me - p2, which sends the result back into dest. */
+            put_to(c, WEFT_SEG_HEAP, soff + weft_team_red_buf(pre, par), acc, bytes, me - p2);
+            coll_signal(c, WEFT_TF_RED_PRE, me - p2, 1, 1);
+            coll_wait(c, WEFT_TF_RED_POST, 1);
+            continue;
+        }
+        if (me < rem) {
+            coll_wait(c, WEFT_TF_RED_PRE, 1);
+            op(acc, acc, slot + weft_team_red_buf(pre, par), m);
+        }
+        for (int k = 0; k < R; k++) {
+            int q = me ^ (1 << k);
+            put_to(c, WEFT_SEG_HEAP, soff + weft_team_red_buf(k, par), acc, bytes, q);
+            coll_signal(c, WEFT_TF_RED_ROUND + k, q, 1, 1);
+            coll_wait(c, WEFT_TF_RED_ROUND + k, 1);
+            const char *in = slot + weft_team_red_buf(k, par);
+            if (me < q)
+                op(acc, acc, in, m);
+            else
+                op(acc, in, acc, m);
+        }
+        memcpy((char *)dest + o * esz, acc, bytes);
+        if (me < rem) {
+            put_to(c, dseg, doff + o * esz, acc, bytes, me + p2);
+            coll_signal(c, WEFT_TF_RED_POST, me + p2, 1, 1);
+        }
+    }
+}
+
+static void allreduce_tree(struct weft_coll *c, void *dest, const void *source, size_t count,
+                           size_t esz, weft_red_fn op)
+{
+    int n = c->n, me = c->me;
+    size_t bytes = count * esz;
+    int dseg;
+    uint64_t doff;
+    resolve(c, "dest", dest, bytes, &dseg, &doff);
+    if (dest != source)
+        memmove(dest, source, bytes);
+    /* Up: each PE accumulates its binomial subtree (rooted at 0) in dest;
+     * a parent reads its children's dest once they signal UP. */
+    long limit = me ? ((long)me & -(long)me) : n;
+    int nchildren = 0;
+    for (long m = 1; m < limit && me + m < n; m <<= 1)
+        nchildren++;
+    coll_wait(c, WEFT_TF_UP, (uint64_t)nchildren);
+    size_t cap = WEFT_TREE_CHUNK / esz;
+    if (cap == 0)
+        cap = 1;
+    char *tmp = priv_buf(1, cap * esz);
+    for (long m = 1; m < limit && me + m < n; m <<= 1) {
+        for (size_t o = 0; o < count; o += cap) {
+            size_t k = count - o < cap ? count - o : cap;
+            weft_tx_get(ctx0, tmp, dseg, doff + o * esz, k * esz, wpe(c, (int)(me + m)));
+            char *d = (char *)dest + o * esz;
+            op(d, d, tmp, k);
+        }
+    }
+    if (me) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        coll_signal(c, WEFT_TF_UP, (int)(me - limit), 0, 1);
+    }
+    /* Down: the root's result overwrites every dest (already read). */
+    weft_coll_bcast(c, dest, dest, bytes, 0, 0);
+}
+
+void weft_coll_allreduce(struct weft_coll *c, void *dest, const void *source, size_t count,
+                         size_t esz, weft_red_fn op)
+{
+    if (count == 0)
+        return;
+    if (c->n == 1) {
+        if (dest != source)
+            memmove(dest, source, count * esz);
+        return;
+    }
+    if (c->psync)
+        allreduce_tree(c, dest, source, count, esz, op);
+    else
+        allreduce_rd(c, dest, source, count, esz, op);
+}
