@@ -300,13 +300,13 @@ void shmem_udcflush_line(void *dest);
     void shmem_##N##_inc(T *dest, int pe);                                               \
     T shmem_##N##_fadd(T *dest, T value, int pe);                                        \
     void shmem_##N##_add(T *dest, T value, int pe);
-WEFT_AMO_DEPRECATED_INT_TYPES(WEFT_DECL_AMO_DEPR_INT)
+WEFT_AMO_STD_TYPES(WEFT_DECL_AMO_DEPR_INT)
 #undef WEFT_DECL_AMO_DEPR_INT
 #define WEFT_DECL_AMO_DEPR_EXT(N, T, D, G)                                               \
     T shmem_##N##_swap(T *dest, T value, int pe);                                        \
     T shmem_##N##_fetch(const T *source, int pe);                                        \
     void shmem_##N##_set(T *dest, T value, int pe);
-WEFT_AMO_DEPRECATED_EXT_TYPES(WEFT_DECL_AMO_DEPR_EXT)
+WEFT_AMO_EXT_TYPES(WEFT_DECL_AMO_DEPR_EXT)
 #undef WEFT_DECL_AMO_DEPR_EXT
 #define WEFT_DECL_WAIT_DEPR(N, T, D, G) void shmem_##N##_wait(T *ivar, T cmp_value);
 WEFT_WAIT_DEPRECATED_TYPES(WEFT_DECL_WAIT_DEPR)

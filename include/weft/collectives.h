@@ -27,7 +27,7 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe); /* 1.6 */
 
 /* ---- synchronization ---------------------------------------------------------- */
 int shmem_team_sync(shmem_team_t team);
-void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync);
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
 
 /* ---- broadcast, collect, fcollect, alltoall(s) over teams --------------------- */

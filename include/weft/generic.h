@@ -205,6 +205,15 @@ void weft_generic_no_matching_type(void);
 #define shmem_test_some_vector(...)                                                       \
     WEFT_GENERIC(WEFT_P2P_TYPES, test_some_vector, __VA_ARGS__)
 
+/* shmem_sync(team) (1.5) and the deprecated active-set
+ * shmem_sync(PE_start, logPE_stride, PE_size, pSync) share a name: the
+ * argument count picks. shmem_sync inside its own expansion is not expanded
+ * again, so it names the function. */
+#define WEFT_SYNC_PICK(a1, a2, a3, a4, NAME, ...) NAME
+#define shmem_sync(...)                                                                    \
+    WEFT_SYNC_PICK(__VA_ARGS__, shmem_sync, weft_sync_bad_args, weft_sync_bad_args,        \
+                   shmem_team_sync, weft_sync_bad_args)(__VA_ARGS__)
+
 /* Deprecated generic names (OpenSHMEM 1.3), still used by old programs. */
 #define WEFT_G_wait(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmem_##N##_wait)
 #define WEFT_G_cswap(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmem_##N##_cswap)
@@ -216,14 +225,14 @@ void weft_generic_no_matching_type(void);
 #define WEFT_G_fetch(N, T, D, G) WEFT_GEN_ASSOC_C(G, T, shmem_##N##_fetch)
 #define WEFT_G_set(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmem_##N##_set)
 #define shmem_wait(...) WEFT_GENERIC(WEFT_WAIT_DEPRECATED_TYPES, wait, __VA_ARGS__)
-#define shmem_cswap(...) WEFT_GENERIC(WEFT_AMO_DEPRECATED_INT_TYPES, cswap, __VA_ARGS__)
-#define shmem_finc(...) WEFT_GENERIC(WEFT_AMO_DEPRECATED_INT_TYPES, finc, __VA_ARGS__)
-#define shmem_inc(...) WEFT_GENERIC(WEFT_AMO_DEPRECATED_INT_TYPES, inc, __VA_ARGS__)
-#define shmem_fadd(...) WEFT_GENERIC(WEFT_AMO_DEPRECATED_INT_TYPES, fadd, __VA_ARGS__)
-#define shmem_add(...) WEFT_GENERIC(WEFT_AMO_DEPRECATED_INT_TYPES, add, __VA_ARGS__)
-#define shmem_swap(...) WEFT_GENERIC(WEFT_AMO_DEPRECATED_EXT_TYPES, swap, __VA_ARGS__)
-#define shmem_fetch(...) WEFT_GENERIC(WEFT_AMO_DEPRECATED_EXT_TYPES, fetch, __VA_ARGS__)
-#define shmem_set(...) WEFT_GENERIC(WEFT_AMO_DEPRECATED_EXT_TYPES, set, __VA_ARGS__)
+#define shmem_cswap(...) WEFT_GENERIC(WEFT_AMO_STD_TYPES, cswap, __VA_ARGS__)
+#define shmem_finc(...) WEFT_GENERIC(WEFT_AMO_STD_TYPES, finc, __VA_ARGS__)
+#define shmem_inc(...) WEFT_GENERIC(WEFT_AMO_STD_TYPES, inc, __VA_ARGS__)
+#define shmem_fadd(...) WEFT_GENERIC(WEFT_AMO_STD_TYPES, fadd, __VA_ARGS__)
+#define shmem_add(...) WEFT_GENERIC(WEFT_AMO_STD_TYPES, add, __VA_ARGS__)
+#define shmem_swap(...) WEFT_GENERIC(WEFT_AMO_EXT_TYPES, swap, __VA_ARGS__)
+#define shmem_fetch(...) WEFT_GENERIC(WEFT_AMO_EXT_TYPES, fetch, __VA_ARGS__)
+#define shmem_set(...) WEFT_GENERIC(WEFT_AMO_EXT_TYPES, set, __VA_ARGS__)
 
 #endif /* C11 */
 #endif

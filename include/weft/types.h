@@ -6,9 +6,10 @@
  *   TYPE  the C type
  *   DT    the internal atomic datatype class (I32, I64, U32, U64, F32, F64,
  *         or NONE where the type never takes part in an atomic)
- *   GEN   Y if the type is a distinct C type that may appear in a C11
- *         _Generic association list, N for typedef aliases (int64_t = long)
- *         that would duplicate one.
+ *   GEN   Y if the type may appear in a C11 _Generic association list
+ *         built from this table, N where it is a typedef of a type already
+ *         in the same table (int64_t = long): a property of the row in its
+ *         table, so int32_t is Y where int is absent.
  */
 #ifndef WEFT_TYPES_H
 #define WEFT_TYPES_H
@@ -69,8 +70,8 @@
     X(uint, unsigned int, U32, Y)                           \
     X(ulong, unsigned long, U64, Y)                         \
     X(ulonglong, unsigned long long, U64, Y)                \
-    X(int32, int32_t, I32, N)                               \
-    X(int64, int64_t, I64, N)                               \
+    X(int32, int32_t, I32, Y)                               \
+    X(int64, int64_t, I64, Y)                               \
     X(uint32, uint32_t, U32, N)                             \
     X(uint64, uint64_t, U64, N)
 
@@ -101,19 +102,6 @@
 
 typedef struct { uint64_t w[2]; } weft_u128_t;
 
-/* Deprecated AMO names kept for old programs: cswap, swap, finc, inc,
- * fadd, add (int, long, longlong) and fetch, set, swap also on float and
- * double. */
-#define WEFT_AMO_DEPRECATED_INT_TYPES(X)                    \
-    X(int, int, I32, Y)                                     \
-    X(long, long, I64, Y)                                   \
-    X(longlong, long long, I64, Y)
-
-#define WEFT_AMO_DEPRECATED_EXT_TYPES(X)                    \
-    X(float, float, F32, Y)                                 \
-    X(double, double, F64, Y)                               \
-    WEFT_AMO_DEPRECATED_INT_TYPES(X)
-
 /* Deprecated shmem_TYPE_wait(ivar, value). */
 #define WEFT_WAIT_DEPRECATED_TYPES(X)                       \
     X(short, short, NONE, Y)                                \
@@ -133,10 +121,10 @@ typedef struct { uint64_t w[2]; } weft_u128_t;
     X(uint, unsigned int, U32, Y)                           \
     X(ulong, unsigned long, U64, Y)                         \
     X(ulonglong, unsigned long long, U64, Y)                \
-    X(int8, int8_t, NONE, N)                                \
-    X(int16, int16_t, NONE, N)                              \
-    X(int32, int32_t, I32, N)                               \
-    X(int64, int64_t, I64, N)                               \
+    X(int8, int8_t, NONE, Y)                                \
+    X(int16, int16_t, NONE, Y)                              \
+    X(int32, int32_t, I32, Y)                               \
+    X(int64, int64_t, I64, Y)                               \
     X(uint8, uint8_t, NONE, N)                              \
     X(uint16, uint16_t, NONE, N)                            \
     X(uint32, uint32_t, U32, N)                             \

@@ -113,7 +113,7 @@ WEFT_AMO_BIT_TYPES(WEFT_DEF_AMO_BIT)
         return shmem_##N##_atomic_fetch_add(dest, value, pe);                             \
     }                                                                                     \
     void shmem_##N##_add(T *dest, T value, int pe) { shmem_##N##_atomic_add(dest, value, pe); }
-WEFT_AMO_DEPRECATED_INT_TYPES(WEFT_DEF_AMO_DEPR_INT)
+WEFT_AMO_STD_TYPES(WEFT_DEF_AMO_DEPR_INT)
 
 #define WEFT_DEF_AMO_DEPR_EXT(N, T, D, G)                                                 \
     T shmem_##N##_swap(T *dest, T value, int pe)                                          \
@@ -122,6 +122,6 @@ WEFT_AMO_DEPRECATED_INT_TYPES(WEFT_DEF_AMO_DEPR_INT)
     }                                                                                     \
     T shmem_##N##_fetch(const T *source, int pe) { return shmem_##N##_atomic_fetch(source, pe); } \
     void shmem_##N##_set(T *dest, T value, int pe) { shmem_##N##_atomic_set(dest, value, pe); }
-WEFT_AMO_DEPRECATED_EXT_TYPES(WEFT_DEF_AMO_DEPR_EXT)
+WEFT_AMO_EXT_TYPES(WEFT_DEF_AMO_DEPR_EXT)
 
 long(shmem_swap)(long *dest, long value, int pe) { return shmem_long_atomic_swap(dest, value, pe); }

@@ -8,6 +8,7 @@
 #include <shmem.h>
 
 #include "../core/runtime.h"
+#include "../core/team.h"
 #include "../transport/transport.h"
 
 static inline struct weft_ctx *weft_api_ctx(const char *call, shmem_ctx_t ctx)
@@ -17,6 +18,21 @@ static inline struct weft_ctx *weft_api_ctx(const char *call, shmem_ctx_t ctx)
     return ctx;
 }
 
+/* PE numbers given with a context are relative to the context's team
+ * (OpenSHMEM 1.5, 9.4): translate to world and range-check against the team. */
+WEFT_NORETURN void weft_api_fail_team_pe(const char *call, const struct weft_team *t, int pe);
+static inline int weft_api_pe(const char *call, const struct weft_ctx *c, int pe)
+{
+    const struct weft_team *t = c->team;
+    if (WEFT_LIKELY(t == NULL || t == &weft_team_world)) {
+        weft_check_pe(call, pe);
+        return pe;
+    }
+    if (WEFT_UNLIKELY((unsigned)pe >= (unsigned)t->size))
+        weft_api_fail_team_pe(call, t, pe);
+    return weft_team_world_pe(t, pe);
+}
+
 static inline void weft_api_put(const char *call, shmem_ctx_t ctx, void *dest, const void *src,
                                 size_t len, int pe, int nbi)
 {
@@ -24,7 +40,7 @@ static inline void weft_api_put(const char *call, shmem_ctx_t ctx, void *dest, c
     uint64_t off;
     struct weft_ctx *c = weft_api_ctx(call, ctx);
     weft_check_init(call);
-    weft_check_pe(call, pe);
+    pe = weft_api_pe(call, c, pe);
     weft_sym_resolve_or_die(call, "dest", dest, len, &seg, &off);
     if (WEFT_UNLIKELY(len == 0))
         return;
@@ -41,7 +57,7 @@ static inline void weft_api_get(const char *call, shmem_ctx_t ctx, void *dest, c
     uint64_t off;
     struct weft_ctx *c = weft_api_ctx(call, ctx);
     weft_check_init(call);
-    weft_check_pe(call, pe);
+    pe = weft_api_pe(call, c, pe);
     weft_sym_resolve_or_die(call, "source", src, len, &seg, &off);
     if (WEFT_UNLIKELY(len == 0))
         return;
@@ -73,7 +89,7 @@ static inline void weft_api_iput(const char *call, shmem_ctx_t ctx, void *dest, 
     uint64_t off;
     struct weft_ctx *c = weft_api_ctx(call, ctx);
     weft_check_init(call);
-    weft_check_pe(call, pe);
+    pe = weft_api_pe(call, c, pe);
     if (n == 0)
         return;
     weft_api_resolve_strided(call, "dest", dest, dst * (ptrdiff_t)elem, elem, n, &seg, &off);
@@ -87,7 +103,7 @@ static inline void weft_api_iget(const char *call, shmem_ctx_t ctx, void *dest, 
     uint64_t off;
     struct weft_ctx *c = weft_api_ctx(call, ctx);
     weft_check_init(call);
-    weft_check_pe(call, pe);
+    pe = weft_api_pe(call, c, pe);
     if (n == 0)
         return;
     weft_api_resolve_strided(call, "source", src, sst * (ptrdiff_t)elem, elem, n, &seg, &off);
@@ -103,7 +119,7 @@ static inline void weft_api_amo(const char *call, shmem_ctx_t ctx, enum weft_amo
     uint64_t off;
     struct weft_ctx *c = weft_api_ctx(call, ctx);
     weft_check_init(call);
-    weft_check_pe(call, pe);
+    pe = weft_api_pe(call, c, pe);
     weft_sym_resolve_or_die(call, op == WEFT_AMO_FETCH ? "source" : "dest", dest,
                             weft_dtype_size(dt), &seg, &off);
     if (WEFT_UNLIKELY(off & (weft_dtype_size(dt) - 1)))

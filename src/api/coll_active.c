@@ -22,7 +22,7 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
     weft_coll_end(&c);
 }
 
-void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     ASET_BEGIN("shmem_sync");
     weft_coll_barrier(&c);

@@ -8,17 +8,26 @@
 
 struct weft_ctx weft_ctx_default;
 
+void weft_api_fail_team_pe(const char *call, const struct weft_team *t, int pe)
+{
+    weft_fatal(call, "argument pe=%d is out of range [0, %d) of the context's team", pe, t->size);
+}
+
+/* On SHMEM_CTX_INVALID, fence and quiet do nothing (OpenSHMEM 1.5 9.5.1-2):
+ * PEs outside a team may call them on the context they could not create. */
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {
     weft_check_init("shmem_ctx_fence");
-    weft_tx_fence(weft_api_ctx("shmem_ctx_fence", ctx));
+    if (ctx != SHMEM_CTX_INVALID)
+        weft_tx_fence(ctx);
 }
 void shmem_fence(void) { shmem_ctx_fence(SHMEM_CTX_DEFAULT); }
 
 void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
     weft_check_init("shmem_ctx_quiet");
-    weft_tx_quiet(weft_api_ctx("shmem_ctx_quiet", ctx));
+    if (ctx != SHMEM_CTX_INVALID)
+        weft_tx_quiet(ctx);
 }
 void shmem_quiet(void) { shmem_ctx_quiet(SHMEM_CTX_DEFAULT); }
 

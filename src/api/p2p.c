@@ -57,16 +57,24 @@ static void p2p_wait_one(const char *call, const void *ivar, size_t size, int sg
         weft_poll_yield(&spins);
 }
 
+/* Where the next ANY scan starts. The spec asks that if element i keeps
+ * satisfying the condition, a series of calls eventually returns i, so
+ * successive scans start one element further on. */
+static size_t any_cursor;
+
 /* One pass over the set. Returns: ALL, 1 if every eligible element is
- * satisfied; ANY, the first satisfied index or SIZE_MAX; SOME, how many
- * satisfied (their indices stored). *eligible counts unmasked elements. */
+ * satisfied; ANY, a satisfied index or SIZE_MAX; SOME, how many satisfied
+ * (their indices stored, ascending). *eligible counts unmasked elements. */
 static size_t p2p_scan(const char *ivars, size_t n, const int *status, size_t size, int sgn,
                        int cmp, const char *values, size_t vstride, enum p2p_mode mode,
                        size_t *indices, size_t *eligible)
 {
-    size_t count = 0;
+    size_t count = 0, start = 0;
     *eligible = 0;
-    for (size_t i = 0; i < n; i++) {
+    if (mode == P2P_ANY && n > 0)
+        start = any_cursor++ % n;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = start + k < n ? start + k : start + k - n;
         if (status && status[i])
             continue;
         ++*eligible;

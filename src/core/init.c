@@ -57,6 +57,7 @@ int weft_runtime_init(int requested, int *provided)
         strcpy(weft_rt.hostname, "localhost");
     weft_debug("launcher %s, PE %d of %d on %s", weft_boot_name(), rank, size, weft_rt.hostname);
 
+    weft_node_init();
     weft_heap_init(weft_tun_size(WEFT_TUN_SYMMETRIC_SIZE));
     weft_rt.sym = weft_heap_alloc(64, sizeof(struct weft_internal_sym));
     memset(weft_rt.sym, 0, sizeof *weft_rt.sym);
@@ -103,7 +104,9 @@ void weft_runtime_finalize(void)
     weft_ofi_fini();
     weft_boot_finalize();
     weft_rt.boot_up = 0;
+    weft_team_fini();
     weft_heap_fini();
+    weft_node_fini();
     weft_rt.seg[WEFT_SEG_DATA] = (struct weft_segment){NULL, 0, -1};
     weft_rt.sym = NULL;
 }

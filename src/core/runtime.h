@@ -72,6 +72,8 @@ struct weft_runtime {
     struct weft_segment seg[WEFT_NSEGS];
     struct weft_internal_sym *sym; /* library-private symmetric area */
     char hostname[256];
+    uint64_t *pe_host; /* host identity of every PE (core/node.c) */
+    int single_node;   /* every PE of the job is on this host */
 };
 
 extern struct weft_runtime weft_rt;
@@ -169,6 +171,10 @@ int weft_parse_size(const char *s, size_t *out);
 int weft_runtime_init(int requested_thread_level, int *provided);
 void weft_runtime_finalize(void);
 WEFT_NORETURN void weft_runtime_global_exit(int status);
+
+/* Host identity of every PE (core/node.c), before the transport starts. */
+void weft_node_init(void);
+void weft_node_fini(void);
 
 /* Internal collective helpers (core/sync.c), usable before teams exist. */
 void weft_barrier_all_internal(void);

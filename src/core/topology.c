@@ -1,0 +1,478 @@
+/* topology.c owns the machine topology of the federation extensions: the
+ * node, NUMA node, socket and L3 domain of every world PE (see topology.h
+ * for the sources and docs/federations.md for the rules). Everything is
+ * decided at init; the queries afterwards are array lookups. */
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../bootstrap/bootstrap.h"
+#include "runtime.h"
+#include "topology.h"
+#include "weft_config.h"
+
+#if WEFT_HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+static struct {
+    int ready;
+    const char *source;
+    int count[WEFT_TOPO_NTYPES];
+    int *ids[WEFT_TOPO_NTYPES];
+} topo;
+
+int weft_topology_ready(void) { return topo.ready; }
+int weft_topology_count(enum weft_topo_type t) { return topo.count[t]; }
+const int *weft_topology_ids(enum weft_topo_type t) { return topo.ids[t]; }
+const char *weft_topology_source(void) { return topo.source ? topo.source : "none"; }
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        weft_fatal("shmem_init", "out of memory for the topology (%zu bytes)", n);
+    return p;
+}
+
+/* ---- numbering ------------------------------------------------------------ */
+struct keyed {
+    uint64_t key;
+    int pe;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->pe > y->pe) - (x->pe < y->pe);
+}
+
+/* id[pe] = number of the domain named key[pe], domains numbered in order of
+ * their lowest PE; returns the number of domains. O(n log n). */
+static int number_domains(int n, const uint64_t *key, int *id)
+{
+    struct keyed *k = xmalloc((size_t)n * sizeof *k);
+    int *first = xmalloc((size_t)n * sizeof *first);
+    for (int i = 0; i < n; i++)
+        k[i] = (struct keyed){key[i], i};
+    qsort(k, (size_t)n, sizeof *k, cmp_keyed);
+    for (int i = 0; i < n; i++)
+        first[k[i].pe] = i > 0 && k[i].key == k[i - 1].key ? first[k[i - 1].pe] : k[i].pe;
+    int count = 0;
+    for (int pe = 0; pe < n; pe++)
+        id[pe] = first[pe] == pe ? count++ : id[first[pe]];
+    free(first);
+    free(k);
+    return count;
+}
+
+static void set_type(enum weft_topo_type t, int n, const uint64_t *key)
+{
+    topo.ids[t] = xmalloc((size_t)n * sizeof(int));
+    topo.count[t] = number_domains(n, key, topo.ids[t]);
+}
+
+/* ---- WEFT_TOPOLOGY: a simulated machine -------------------------------------- */
+enum { PLACE_BLOCK, PLACE_CYCLIC };
+
+struct sim {
+    int nodes, sockets, numa, l3; /* nodes; sockets per node; NUMA per socket; L3 per NUMA */
+    int place_node, place_local;
+};
+
+#define SIM_MAX 1048576
+
+static int parse_place(const char *v, size_t len)
+{
+    if (len == 5 && !strncmp(v, "block", 5))
+        return PLACE_BLOCK;
+    if (len == 6 && !strncmp(v, "cyclic", 6))
+        return PLACE_CYCLIC;
+    return -1;
+}
+
+static void sim_parse(const char *spec, struct sim *s)
+{
+    *s = (struct sim){1, 1, 1, 1, PLACE_BLOCK, PLACE_BLOCK};
+    const char *p = spec;
+    while (*p) {
+        while (*p == ',' || *p == ' ')
+            p++;
+        if (!*p)
+            break;
+        const char *end = p + strcspn(p, ",");
+        const char *eq = memchr(p, '=', (size_t)(end - p));
+        if (!eq)
+            weft_fatal("shmem_init", "WEFT_TOPOLOGY=\"%s\": '%.*s' is not KEY=VALUE (keys: nodes, "
+                       "sockets, numa, l3, place)", spec, (int)(end - p), p);
+        size_t klen = (size_t)(eq - p), vlen = (size_t)(end - eq - 1);
+        const char *v = eq + 1;
+        if (klen == 5 && !strncmp(p, "place", 5)) {
+            const char *colon = memchr(v, ':', vlen);
+            size_t l1 = colon ? (size_t)(colon - v) : vlen;
+            int a = parse_place(v, l1);
+            int b = colon ? parse_place(colon + 1, vlen - l1 - 1) : a;
+            if (a < 0 || b < 0)
+                weft_fatal("shmem_init", "WEFT_TOPOLOGY=\"%s\": place='%.*s' must be block, "
+                           "cyclic or NODES:LOCAL (e.g. block:cyclic)", spec, (int)vlen, v);
+            s->place_node = a;
+            s->place_local = b;
+        } else {
+            int *dst = NULL;
+            if (klen == 5 && !strncmp(p, "nodes", 5))
+                dst = &s->nodes;
+            else if (klen == 7 && !strncmp(p, "sockets", 7))
+                dst = &s->sockets;
+            else if (klen == 4 && !strncmp(p, "numa", 4))
+                dst = &s->numa;
+            else if (klen == 2 && !strncmp(p, "l3", 2))
+                dst = &s->l3;
+            if (!dst)
+                weft_fatal("shmem_init", "WEFT_TOPOLOGY=\"%s\": unknown key '%.*s' (keys: nodes, "
+                           "sockets, numa, l3, place)", spec, (int)klen, p);
+            char buf[32];
+            char *e;
+            long val = -1;
+            if (vlen > 0 && vlen < sizeof buf) {
+                memcpy(buf, v, vlen);
+                buf[vlen] = '\0';
+                errno = 0;
+                val = strtol(buf, &e, 10);
+                if (errno || *e)
+                    val = -1;
+            }
+            if (val < 1 || val > SIM_MAX)
+                weft_fatal("shmem_init", "WEFT_TOPOLOGY=\"%s\": %.*s='%.*s' must be an integer in "
+                           "[1, %d]", spec, (int)klen, p, (int)vlen, v, SIM_MAX);
+            *dst = (int)val;
+        }
+        p = end;
+    }
+    if ((uint64_t)s->sockets * (uint64_t)s->numa * (uint64_t)s->l3 > SIM_MAX)
+        weft_fatal("shmem_init", "WEFT_TOPOLOGY=\"%s\": more than %d L3 domains per node", spec,
+                   SIM_MAX);
+}
+
+/* Bin of item i when n items are dealt in blocks into k bins, the first
+ * n % k bins one item larger. */
+static int block_bin(int i, int n, int k)
+{
+    int q = n / k, r = n % k;
+    if (i < r * (q + 1))
+        return i / (q + 1);
+    return r + (i - r * (q + 1)) / q;
+}
+
+static void sim_build(const char *spec)
+{
+    struct sim s;
+    sim_parse(spec, &s);
+    int n = weft_rt.n_pes, N = s.nodes;
+    int leaves = s.sockets * s.numa * s.l3;
+    uint64_t *key[WEFT_TOPO_NTYPES];
+    for (int t = 0; t < WEFT_TOPO_NTYPES; t++)
+        key[t] = xmalloc((size_t)n * sizeof(uint64_t));
+    for (int pe = 0; pe < n; pe++) {
+        int node, r, m; /* node, rank on it, PEs on it */
+        if (s.place_node == PLACE_BLOCK) {
+            node = block_bin(pe, n, N);
+            int q = n / N, rem = n % N;
+            r = pe - (node * q + (node < rem ? node : rem));
+            m = q + (node < rem);
+        } else {
+            node = pe % N;
+            r = pe / N;
+            m = n / N + (node < n % N);
+        }
+        int sock, numa, l3;
+        if (s.place_local == PLACE_BLOCK) {
+            int leaf = block_bin(r, m, leaves);
+            sock = leaf / (s.numa * s.l3);
+            numa = leaf / s.l3 % s.numa;
+            l3 = leaf % s.l3;
+        } else { /* round robin: sockets first, then NUMA, then L3 */
+            sock = r % s.sockets;
+            numa = r / s.sockets % s.numa;
+            l3 = r / s.sockets / s.numa % s.l3;
+        }
+        uint64_t k = (uint64_t)node;
+        key[WEFT_TOPO_NODE][pe] = k;
+        k = k * (uint64_t)s.sockets + (uint64_t)sock;
+        key[WEFT_TOPO_SOCKET][pe] = k;
+        k = k * (uint64_t)s.numa + (uint64_t)numa;
+        key[WEFT_TOPO_NUMA][pe] = k;
+        k = k * (uint64_t)s.l3 + (uint64_t)l3;
+        key[WEFT_TOPO_L3][pe] = k;
+    }
+    for (int t = 0; t < WEFT_TOPO_NTYPES; t++) {
+        set_type(t, n, key[t]);
+        free(key[t]);
+    }
+    topo.source = "simulated";
+}
+
+/* ---- hardware: host identity plus hwloc --------------------------------------- */
+#define TOPO_SUMMARY_CAP (64 * 1024)
+#define TOPO_HW_TYPES 3 /* NUMA, socket, L3: the order of the summary lines */
+static const enum weft_topo_type hw_type[TOPO_HW_TYPES] = {WEFT_TOPO_NUMA, WEFT_TOPO_SOCKET,
+                                                           WEFT_TOPO_L3};
+
+#if WEFT_HAVE_HWLOC
+struct strbuf {
+    char *s;
+    size_t len, cap;
+};
+
+static int sb_add(struct strbuf *b, const char *add)
+{
+    size_t l = strlen(add);
+    if (b->len + l + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + l + 1)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p)
+            return -1;
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, add, l + 1);
+    b->len += l;
+    return 0;
+}
+
+/* The node leader's summary of its machine: for NUMA nodes, packages and L3
+ * caches in that order, one line "COUNT CPUSET CPUSET ..." with each
+ * domain's CPUs in hwloc list syntax ("0-3,8-11"). NULL on failure. */
+static char *hw_summary(double *load_ms)
+{
+    hwloc_topology_t t;
+    double t0 = now_ms();
+    if (hwloc_topology_init(&t) != 0)
+        return NULL;
+    /* Only the L3 caches are wanted: skip the other caches and I/O. */
+    hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_cache_types_filter(t, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_icache_types_filter(t, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_type_filter(t, HWLOC_OBJ_L3CACHE, HWLOC_TYPE_FILTER_KEEP_ALL);
+    if (hwloc_topology_load(t) != 0) {
+        hwloc_topology_destroy(t);
+        return NULL;
+    }
+    *load_ms = now_ms() - t0;
+    static const hwloc_obj_type_t types[TOPO_HW_TYPES] = {HWLOC_OBJ_NUMANODE, HWLOC_OBJ_PACKAGE,
+                                                          HWLOC_OBJ_L3CACHE};
+    struct strbuf b = {0};
+    int bad = 0;
+    for (int i = 0; i < TOPO_HW_TYPES && !bad; i++) {
+        int nb = hwloc_get_nbobjs_by_type(t, types[i]);
+        char num[16];
+        snprintf(num, sizeof num, "%d", nb < 0 ? 0 : nb);
+        bad |= sb_add(&b, num);
+        for (int j = 0; j < nb && !bad; j++) {
+            hwloc_obj_t o = hwloc_get_obj_by_type(t, types[i], (unsigned)j);
+            char *set = NULL;
+            if (!o || !o->cpuset || hwloc_bitmap_list_asprintf(&set, o->cpuset) < 0) {
+                bad = 1;
+                break;
+            }
+            bad |= sb_add(&b, " ") || sb_add(&b, set);
+            free(set);
+        }
+        bad |= sb_add(&b, "\n");
+    }
+    hwloc_topology_destroy(t);
+    if (bad) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+/* The CPUs this PE may run on (its binding; all of the node's when unbound). */
+static hwloc_bitmap_t my_binding(void)
+{
+    hwloc_bitmap_t b = hwloc_bitmap_alloc();
+    if (!b)
+        weft_fatal("shmem_init", "out of memory for a cpuset");
+    for (int ncpu = 1024; ncpu <= (1 << 22); ncpu *= 2) {
+        cpu_set_t *cs = CPU_ALLOC(ncpu);
+        size_t sz = CPU_ALLOC_SIZE(ncpu);
+        if (!cs)
+            break;
+        CPU_ZERO_S(sz, cs);
+        if (sched_getaffinity(0, sz, cs) == 0) {
+            for (int c = 0; c < ncpu; c++)
+                if (CPU_ISSET_S(c, sz, cs))
+                    hwloc_bitmap_set(b, (unsigned)c);
+            CPU_FREE(cs);
+            break;
+        }
+        CPU_FREE(cs);
+        if (errno != EINVAL)
+            break;
+    }
+    return b;
+}
+
+/* This PE's domain of each summary type: the first domain whose CPUs hold
+ * all of its binding, or -1 when the binding spans domains (node-wide). */
+static void hw_place(const char *summary, int local[TOPO_HW_TYPES])
+{
+    hwloc_bitmap_t mine = my_binding(), dom = hwloc_bitmap_alloc();
+    if (!dom)
+        weft_fatal("shmem_init", "out of memory for a cpuset");
+    const char *p = summary;
+    char *tok = xmalloc(strlen(summary) + 1);
+    for (int i = 0; i < TOPO_HW_TYPES; i++) {
+        local[i] = -1;
+        char *e;
+        long nb = strtol(p, &e, 10);
+        p = e;
+        for (long j = 0; j < nb && p && *p == ' '; j++) {
+            p++;
+            size_t l = strcspn(p, " \n");
+            memcpy(tok, p, l);
+            tok[l] = '\0';
+            p += l;
+            if (local[i] < 0 && hwloc_bitmap_list_sscanf(dom, tok) == 0 &&
+                !hwloc_bitmap_iszero(dom) && !hwloc_bitmap_iszero(mine) &&
+                hwloc_bitmap_isincluded(mine, dom))
+                local[i] = (int)j;
+        }
+        p += strcspn(p, "\n");
+        if (*p == '\n')
+            p++;
+    }
+    free(tok);
+    hwloc_bitmap_free(dom);
+    hwloc_bitmap_free(mine);
+}
+
+/* The hwloc exchange: each node's lowest PE loads the topology and
+ * publishes its summary (fence 1); every PE places itself in its node's
+ * summary and the placements are all-gathered (fence 2). */
+static void hw_exchange(const int *node_id, int32_t (*local)[TOPO_HW_TYPES])
+{
+    int n = weft_rt.n_pes, me = weft_rt.my_pe;
+    int leader = me;
+    for (int pe = 0; pe < me; pe++)
+        if (node_id[pe] == node_id[me]) {
+            leader = pe;
+            break;
+        }
+    double t0 = now_ms(), load_ms = 0;
+    char *summary = NULL;
+    if (leader == me) {
+        summary = hw_summary(&load_ms);
+        if (summary && strlen(summary) >= TOPO_SUMMARY_CAP) {
+            weft_warn("shmem_init", "the node's topology summary is %zu bytes (more than %d): "
+                      "NUMA, socket and L3 domains are taken as one per node",
+                      strlen(summary), TOPO_SUMMARY_CAP);
+            free(summary);
+            summary = NULL;
+        } else if (!summary) {
+            weft_warn("shmem_init", "hwloc cannot load this node's topology: NUMA, socket and L3 "
+                      "domains are taken as one per node");
+        }
+        if (!summary) {
+            summary = xmalloc(8);
+            strcpy(summary, "0\n0\n0\n");
+        }
+        weft_debug("topology: hwloc loaded in %.1f ms (node leader PE %d)", load_ms, me);
+        if (weft_boot_put("weft-topo-node", summary, strlen(summary) + 1) != 0)
+            weft_fatal("shmem_init", "cannot publish the node topology through the launcher");
+    }
+    if (weft_boot_fence() != 0)
+        weft_fatal("shmem_init", "cannot exchange the node topology through the launcher");
+    if (leader != me) {
+        size_t len = TOPO_SUMMARY_CAP;
+        summary = xmalloc(len + 1);
+        if (weft_boot_get(leader, "weft-topo-node", summary, &len) != 0)
+            weft_fatal("shmem_init", "cannot fetch the node topology of PE %d through the "
+                       "launcher", leader);
+        summary[len < TOPO_SUMMARY_CAP ? len : TOPO_SUMMARY_CAP] = '\0';
+    }
+    int32_t mine[TOPO_HW_TYPES];
+    int placed[TOPO_HW_TYPES];
+    hw_place(summary, placed);
+    for (int i = 0; i < TOPO_HW_TYPES; i++)
+        mine[i] = placed[i];
+    free(summary);
+    if (weft_boot_allgather("weft-topo-pe", mine, local, sizeof mine) != 0)
+        weft_fatal("shmem_init", "cannot exchange CPU placements through the launcher");
+    weft_debug("topology: NUMA %d, socket %d, L3 %d of my node (-1: node-wide); exchange "
+               "%.1f ms for %d PEs", placed[0], placed[1], placed[2], now_ms() - t0, n);
+}
+#endif
+
+static void hw_build(void)
+{
+    int n = weft_rt.n_pes;
+    if (!weft_rt.pe_host)
+        weft_fatal("shmem_init", "internal: weft_topology_init called before weft_node_init");
+    uint64_t *key = xmalloc((size_t)n * sizeof *key);
+    for (int pe = 0; pe < n; pe++)
+        key[pe] = weft_rt.pe_host[pe];
+    set_type(WEFT_TOPO_NODE, n, key);
+    const int *node_id = topo.ids[WEFT_TOPO_NODE];
+#if WEFT_HAVE_HWLOC
+    int32_t (*local)[TOPO_HW_TYPES] = xmalloc((size_t)n * sizeof *local);
+    hw_exchange(node_id, local);
+    for (int i = 0; i < TOPO_HW_TYPES; i++) {
+        for (int pe = 0; pe < n; pe++)
+            key[pe] = (uint64_t)node_id[pe] << 32 | (uint32_t)(local[pe][i] + 1);
+        set_type(hw_type[i], n, key);
+    }
+    free(local);
+    topo.source = "hwloc";
+#else
+    for (int i = 0; i < TOPO_HW_TYPES; i++) {
+        for (int pe = 0; pe < n; pe++)
+            key[pe] = (uint64_t)node_id[pe];
+        set_type(hw_type[i], n, key);
+    }
+    topo.source = "host";
+#endif
+    free(key);
+}
+
+/* ---- life cycle ---------------------------------------------------------------- */
+void weft_topology_init(void)
+{
+    weft_topology_fini();
+    double t0 = now_ms();
+    if (weft_tun_is_set(WEFT_TUN_TOPOLOGY))
+        sim_build(weft_tun_str(WEFT_TUN_TOPOLOGY));
+    else
+        hw_build();
+    topo.ready = 1;
+    weft_debug("topology (%s): %d node(s), %d socket(s), %d NUMA node(s), %d L3 domain(s) "
+               "in %.1f ms", topo.source, topo.count[WEFT_TOPO_NODE],
+               topo.count[WEFT_TOPO_SOCKET], topo.count[WEFT_TOPO_NUMA],
+               topo.count[WEFT_TOPO_L3], now_ms() - t0);
+}
+
+void weft_topology_fini(void)
+{
+    for (int t = 0; t < WEFT_TOPO_NTYPES; t++) {
+        free(topo.ids[t]);
+        topo.ids[t] = NULL;
+        topo.count[t] = 0;
+    }
+    topo.ready = 0;
+    topo.source = NULL;
+}

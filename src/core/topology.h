@@ -1,0 +1,44 @@
+/* topology.h owns the machine topology behind the federation extensions
+ * (shmemx.h): for each domain type (node, NUMA node, socket, L3 cache) the
+ * domain of every world PE, learned once at init, so the queries and
+ * shmemx_team_split_type need no communication of their own.
+ *
+ * Sources, in order of precedence:
+ *  - WEFT_TOPOLOGY set: a simulated machine (nodes/sockets/NUMA/L3 counts
+ *    and a placement rule); no communication, no hwloc;
+ *  - hwloc (when built with it): node from host identity (core/node.c);
+ *    the lowest PE of each node loads the hardware topology once and
+ *    publishes the node's NUMA/package/L3 cpusets through the launcher's
+ *    key-value store; every PE places its own CPU binding in them and the
+ *    results are exchanged once (two launcher fences in all);
+ *  - otherwise: host identity only, NUMA, socket and L3 one per node.
+ * A PE whose binding spans several domains of a type (an unbound PE on a
+ * multi-socket node, say) gets a node-wide domain of that type of its own
+ * (shared with the node's other such PEs); docs/federations.md explains. */
+#ifndef WEFT_TOPOLOGY_H
+#define WEFT_TOPOLOGY_H
+
+enum weft_topo_type {
+    WEFT_TOPO_NODE,
+    WEFT_TOPO_NUMA,
+    WEFT_TOPO_SOCKET,
+    WEFT_TOPO_L3,
+    WEFT_TOPO_NTYPES
+};
+
+/* Called by every PE from weft_runtime_init after weft_node_init (needs
+ * weft_rt.pe_host and the launcher connection; a collective over the
+ * launcher when hwloc is used). weft_topology_fini frees it (finalize). */
+void weft_topology_init(void);
+void weft_topology_fini(void);
+
+/* 1 once weft_topology_init has run. */
+int weft_topology_ready(void);
+/* Domains of type t the job's PEs occupy, and the domain of every world
+ * PE (ids[pe] in 0 .. count-1, numbered by lowest world PE). */
+int weft_topology_count(enum weft_topo_type t);
+const int *weft_topology_ids(enum weft_topo_type t);
+/* Where the answers come from: "simulated", "hwloc", "host". */
+const char *weft_topology_source(void);
+
+#endif
