@@ -64,6 +64,11 @@ static void print_config(void)
     printf("  libfabric        %s\n", WEFT_LIBFABRIC_VERSION);
     printf("  sanitizers       %s\n", WEFT_SANITIZE_FLAGS[0] ? WEFT_SANITIZE_FLAGS : "off");
     printf("  install prefix   %s\n", WEFT_INSTALL_PREFIX);
+    if (WEFT_HAVE_HWLOC)
+        printf("  topology         hwloc %s (node, NUMA, socket, L3 domains)\n", WEFT_HWLOC_VERSION);
+    else
+        printf("  topology         host identity only, no hwloc: NUMA, socket and L3 domains are "
+               "one per node\n");
 }
 
 /* fi_getinfo for RDM endpoints with `caps`. The mr_mode bits weft can live

@@ -11,6 +11,7 @@
 #include "../transport/transport.h"
 #include "runtime.h"
 #include "team.h"
+#include "topology.h"
 #include "weft_config.h"
 
 static int atexit_registered;
@@ -58,6 +59,7 @@ int weft_runtime_init(int requested, int *provided)
     weft_debug("launcher %s, PE %d of %d on %s", weft_boot_name(), rank, size, weft_rt.hostname);
 
     weft_node_init();
+    weft_topology_init(); /* needs pe_host; collective over the launcher */
     weft_heap_init(weft_tun_size(WEFT_TUN_SYMMETRIC_SIZE));
     weft_rt.sym = weft_heap_alloc(64, sizeof(struct weft_internal_sym));
     memset(weft_rt.sym, 0, sizeof *weft_rt.sym);
@@ -107,6 +109,7 @@ void weft_runtime_finalize(void)
     weft_team_fini();
     weft_heap_fini();
     weft_node_fini();
+    weft_topology_fini();
     weft_rt.seg[WEFT_SEG_DATA] = (struct weft_segment){NULL, 0, -1};
     weft_rt.sym = NULL;
 }
