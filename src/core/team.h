@@ -102,7 +102,10 @@ static inline uint64_t weft_team_slot_off(int slot)
 /* A few control words per slot after the counters (split agreement). */
 #define WEFT_TEAM_CTL_WORDS 8
 static inline uint64_t *weft_team_ctl(int slot) { return weft_team_flags(slot) + WEFT_TF_COUNT; }
-#define WEFT_TEAM_HDR_BYTES ((WEFT_TF_COUNT + WEFT_TEAM_CTL_WORDS) * sizeof(uint64_t))
+/* Padded to 64 bytes so the buffers after it suit any element type
+ * (long double and complex need 16-byte alignment). */
+#define WEFT_TEAM_HDR_BYTES                                                               \
+    (((WEFT_TF_COUNT + WEFT_TEAM_CTL_WORDS) * sizeof(uint64_t) + 63) & ~(size_t)63)
 
 /* Byte offsets inside a slot of the reduction buffers (round k in
  * [0, rounds], k == rounds is the fold-in buffer; parity 0/1) and of the
