@@ -1,0 +1,205 @@
+# WeftTesting.cmake: helpers that turn a test program into a matrix of real
+# multi-process jobs.
+#
+#   weft_test_program(<target> SOURCES <files...> [DEFINITIONS <defs...>])
+#       Builds one test executable linked against the weft library, with the
+#       project's warning flags, into the current binary directory.
+#
+#   weft_job_test(NAME <name>
+#                 [SOURCES <files...> | PROGRAM <target>]
+#                 [VARIANT <suffix>]          # e.g. swamo: name.swamo.np4.tcp
+#                 [ARGS <program args...>]
+#                 [NP <list>]                 # default ${WEFT_TEST_NP}
+#                 [PROVIDERS <list>]          # default ${WEFT_TEST_DEFAULT_PROVIDERS}
+#                 [ENV <k=v>...]
+#                 [LABELS <labels...>]
+#                 [EXPECT_FAIL_REGEX <re>...] # job must fail, output must match all
+#                 [EXPECT_STATUS <n>]         # job must exit with exactly n
+#                 [EXPECT_OUTPUT_REGEX <re>...] # output of a passing job must match
+#                 [FAIL_TIME <s>]             # expect-* jobs must end within s (10)
+#                 [TIMEOUT <s>] [PROCESSORS <n>])
+#
+#   Registers one ctest per (NP, provider), named
+#       <group>.<name>[.<variant>].np<N>.<provider>
+#   where <group> is WEFT_TEST_GROUP of the calling directory (e.g. "api").
+#   Each test runs
+#       cmake -E env --unset=FI_PROVIDER --unset=WEFT_PROVIDER [FI_PROVIDER=p]
+#                    <ENV...> <launcher> -n <N> <program> <ARGS...>
+#   so a developer's own FI_PROVIDER never leaks in and the command printed
+#   by `ctest -V` can be pasted into a shell. Labels: the group, the name,
+#   np<N>, the provider, the variant, plus LABELS. Filter with e.g.
+#   `ctest -L np4 -L tcp` or `ctest -R 'api\.amo'`.
+#
+#   The provider "default" leaves FI_PROVIDER unset (the library picks).
+#   sockets is registered only for the NP values in WEFT_TEST_SOCKETS_NP.
+#
+#   Any EXPECT_* option wraps the job in tests/expect-failure.sh, which also
+#   enforces that the job ends (no hang) within FAIL_TIME seconds.
+
+set(WEFT_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+set(WEFT_TEST_LAUNCHER "" CACHE STRING
+    "Launcher for test jobs (empty: the oshrun built here, ${CMAKE_BINARY_DIR}/bin/oshrun)")
+set(WEFT_TEST_LAUNCHER_NP_FLAG "-n" CACHE STRING "Launcher option giving the number of PEs")
+set(WEFT_TEST_NP "1;2;4;8" CACHE STRING "Default list of PE counts for job tests")
+set(WEFT_TEST_MAX_NP "8" CACHE STRING "Skip job tests with more PEs than this")
+set(WEFT_TEST_DEFAULT_PROVIDERS "default;shm;tcp;sockets" CACHE STRING
+    "Default providers for job tests (default = FI_PROVIDER unset)")
+set(WEFT_TEST_PROVIDERS "default;shm;tcp;sockets" CACHE STRING
+    "Providers test registration is limited to (drop one that is not installed)")
+set(WEFT_TEST_SOCKETS_NP "2;4" CACHE STRING "PE counts at which the sockets provider is tested")
+set(WEFT_TEST_TIMEOUT "60" CACHE STRING "Default per-job timeout in seconds")
+set(WEFT_TEST_EXTRA_ENV "" CACHE STRING "k=v;... added to the environment of every test job")
+
+# The launcher: WEFT_TEST_LAUNCHER, else the oshrun target of tools/, else
+# the path it is built to.
+function(_weft_test_launcher out)
+  if(WEFT_TEST_LAUNCHER)
+    set(${out} ${WEFT_TEST_LAUNCHER} PARENT_SCOPE)
+  elseif(TARGET oshrun)
+    set(${out} $<TARGET_FILE:oshrun> PARENT_SCOPE)
+  else()
+    set(${out} ${CMAKE_BINARY_DIR}/bin/oshrun PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Sanitized builds run a lot slower (and CI runs the suite under ASan):
+# stretch the time limits rather than get spurious timeouts.
+if(WEFT_SANITIZE)
+  set(_weft_time_scale 3)
+else()
+  set(_weft_time_scale 1)
+endif()
+
+function(weft_test_program target)
+  cmake_parse_arguments(P "" "" "SOURCES;DEFINITIONS" ${ARGN})
+  if(NOT P_SOURCES)
+    message(FATAL_ERROR "weft_test_program(${target}): SOURCES is required")
+  endif()
+  add_executable(${target} ${P_SOURCES})
+  target_link_libraries(${target} PRIVATE weft)
+  target_compile_options(${target} PRIVATE ${WEFT_WARNINGS})
+  target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+                                               ${WEFT_TEST_DIR}/api)
+  if(P_DEFINITIONS)
+    target_compile_definitions(${target} PRIVATE ${P_DEFINITIONS})
+  endif()
+  set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                                             ${CMAKE_CURRENT_BINARY_DIR})
+endfunction()
+
+function(weft_job_test)
+  cmake_parse_arguments(T ""
+    "NAME;PROGRAM;VARIANT;EXPECT_STATUS;FAIL_TIME;TIMEOUT;PROCESSORS"
+    "SOURCES;ARGS;NP;PROVIDERS;ENV;LABELS;EXPECT_FAIL_REGEX;EXPECT_OUTPUT_REGEX"
+    ${ARGN})
+  if(NOT T_NAME)
+    message(FATAL_ERROR "weft_job_test: NAME is required")
+  endif()
+  if(T_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "weft_job_test(${T_NAME}): unknown arguments ${T_UNPARSED_ARGUMENTS}")
+  endif()
+  if(WEFT_TEST_GROUP)
+    set(group ${WEFT_TEST_GROUP})
+  else()
+    set(group test)
+  endif()
+
+  # The program: built once, shared by every (NP, provider, variant).
+  if(T_PROGRAM)
+    set(prog ${T_PROGRAM})
+  else()
+    set(prog ${group}_${T_NAME})
+    if(NOT TARGET ${prog})
+      if(NOT T_SOURCES)
+        message(FATAL_ERROR "weft_job_test(${T_NAME}): SOURCES or PROGRAM is required")
+      endif()
+      weft_test_program(${prog} SOURCES ${T_SOURCES})
+    endif()
+  endif()
+
+  if(NOT T_NP)
+    set(T_NP ${WEFT_TEST_NP})
+  endif()
+  if(NOT T_PROVIDERS)
+    set(T_PROVIDERS ${WEFT_TEST_DEFAULT_PROVIDERS})
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT ${WEFT_TEST_TIMEOUT})
+  endif()
+  math(EXPR timeout "${T_TIMEOUT} * ${_weft_time_scale}")
+  # The in-program watchdog (weft_test.h) fires a little before ctest kills
+  # the job, so a hang is reported with the phase it hung in.
+  math(EXPR watchdog "${timeout} - 5")
+  if(NOT T_FAIL_TIME)
+    set(T_FAIL_TIME 10)
+  endif()
+  math(EXPR fail_time "${T_FAIL_TIME} * ${_weft_time_scale}")
+
+  _weft_test_launcher(launcher)
+  set(base ${group}.${T_NAME})
+  if(T_VARIANT)
+    set(base ${base}.${T_VARIANT})
+  endif()
+
+  set(wrap "")
+  if(DEFINED T_EXPECT_STATUS OR DEFINED T_EXPECT_FAIL_REGEX OR DEFINED T_EXPECT_OUTPUT_REGEX)
+    set(wrap ${WEFT_TEST_DIR}/expect-failure.sh --time ${fail_time})
+    if(DEFINED T_EXPECT_STATUS)
+      list(APPEND wrap --status ${T_EXPECT_STATUS})
+    elseif(DEFINED T_EXPECT_FAIL_REGEX)
+      list(APPEND wrap --status nonzero)
+    else()
+      list(APPEND wrap --status 0)
+    endif()
+    foreach(re IN LISTS T_EXPECT_FAIL_REGEX T_EXPECT_OUTPUT_REGEX)
+      list(APPEND wrap --regex ${re})
+    endforeach()
+    list(APPEND wrap --)
+    # The driver's bound must end the job before ctest does.
+    math(EXPR min_timeout "${fail_time} + 15")
+    if(timeout LESS min_timeout)
+      set(timeout ${min_timeout})
+    endif()
+  endif()
+
+  foreach(prov IN LISTS T_PROVIDERS)
+    if(NOT prov IN_LIST WEFT_TEST_PROVIDERS)
+      continue()
+    endif()
+    foreach(np IN LISTS T_NP)
+      if(np GREATER WEFT_TEST_MAX_NP)
+        continue()
+      endif()
+      if(prov STREQUAL "sockets" AND NOT np IN_LIST WEFT_TEST_SOCKETS_NP)
+        continue()
+      endif()
+      set(env --unset=FI_PROVIDER --unset=WEFT_PROVIDER)
+      if(NOT prov STREQUAL "default")
+        list(APPEND env FI_PROVIDER=${prov})
+      endif()
+      list(APPEND env WT_TIMEOUT=${watchdog} ${WEFT_TEST_EXTRA_ENV} ${T_ENV})
+      set(name ${base}.np${np}.${prov})
+      add_test(NAME ${name}
+               COMMAND ${wrap} ${CMAKE_COMMAND} -E env ${env}
+                       ${launcher} ${WEFT_TEST_LAUNCHER_NP_FLAG} ${np}
+                       $<TARGET_FILE:${prog}> ${T_ARGS})
+      if(T_PROCESSORS)
+        set(procs ${T_PROCESSORS})
+      else()
+        set(procs ${np})
+      endif()
+      set(labels ${group} ${T_NAME} np${np} ${prov} ${T_LABELS})
+      if(T_VARIANT)
+        list(APPEND labels ${T_VARIANT})
+      endif()
+      if(DEFINED T_EXPECT_FAIL_REGEX)
+        list(APPEND labels expect-failure)
+      endif()
+      set_tests_properties(${name} PROPERTIES
+        TIMEOUT ${timeout}
+        PROCESSORS ${procs}
+        LABELS "${labels}")
+    endforeach()
+  endforeach()
+endfunction()
