@@ -174,29 +174,25 @@ void weft_ofi_get(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size
 
 #define IOV_CAP 64
 
-void weft_ofi_iput(struct weft_ofi_tx *tx, int seg, uint64_t off, ptrdiff_t tstride,
-                   const void *src, ptrdiff_t sstride, size_t elem, size_t nelems, int pe)
+/* Post nelems elements of elem bytes as fi_writemsg (write) or fi_readmsg
+ * messages of up to iov_limit iovecs each: local element i at
+ * local + i*lstride, remote element i at off + i*rstride. */
+static void strided_msgs(struct weft_ofi_tx *tx, int write, char *local, ptrdiff_t lstride,
+                         int seg, uint64_t off, ptrdiff_t rstride, size_t elem, size_t nelems,
+                         int pe)
 {
-    if (!elem || !nelems)
-        return;
-    const char *s = src;
-    if (weft_ofi.mr_local || elem > weft_ofi.max_msg) {
-        for (size_t i = 0; i < nelems; i++)
-            weft_ofi_put(tx, seg, off + (uint64_t)((ptrdiff_t)i * tstride),
-                         s + (ptrdiff_t)i * sstride, elem, pe);
-        return;
-    }
     size_t per = min_sz(weft_ofi.iov_limit, IOV_CAP);
     uint64_t key = weft_ofi_rkey(pe, seg);
-    uint64_t flags = weft_ofi.rc == WEFT_RC_DELIVERY ? FI_DELIVERY_COMPLETE : 0;
+    uint64_t flags = write && weft_ofi.rc == WEFT_RC_DELIVERY ? FI_DELIVERY_COMPLETE : 0;
+    const char *what = write ? "fi_writemsg" : "fi_readmsg";
     struct iovec iov[IOV_CAP];
     struct fi_rma_iov riov[IOV_CAP];
     for (size_t i = 0; i < nelems;) {
         size_t cnt = min_sz(per, nelems - i);
         for (size_t k = 0; k < cnt; k++, i++) {
-            iov[k].iov_base = (void *)(s + (ptrdiff_t)i * sstride);
+            iov[k].iov_base = local + (ptrdiff_t)i * lstride;
             iov[k].iov_len = elem;
-            riov[k].addr = weft_ofi_raddr(pe, seg, off + (uint64_t)((ptrdiff_t)i * tstride));
+            riov[k].addr = weft_ofi_raddr(pe, seg, off + (uint64_t)((ptrdiff_t)i * rstride));
             riov[k].len = elem;
             riov[k].key = key;
         }
@@ -210,12 +206,32 @@ void weft_ofi_iput(struct weft_ofi_tx *tx, int seg, uint64_t off, ptrdiff_t tstr
                                .data = 0};
         struct weft_ofi_retry r = {0, 0};
         ssize_t rc;
-        while ((rc = fi_writemsg(tx->ep, &m, flags)) == -FI_EAGAIN)
-            weft_ofi_retry_wait(&r, "fi_writemsg", pe);
+        while ((rc = write ? fi_writemsg(tx->ep, &m, flags) : fi_readmsg(tx->ep, &m, 0)) ==
+               -FI_EAGAIN)
+            weft_ofi_retry_wait(&r, what, pe);
         if (WEFT_UNLIKELY(rc))
-            weft_ofi_fail("fi_writemsg", pe, rc);
-        tx->w_issued++;
+            weft_ofi_fail(what, pe, rc);
+        if (write)
+            tx->w_issued++;
+        else
+            tx->r_issued++;
     }
+}
+
+void weft_ofi_iput(struct weft_ofi_tx *tx, int seg, uint64_t off, ptrdiff_t tstride,
+                   const void *src, ptrdiff_t sstride, size_t elem, size_t nelems, int pe)
+{
+    if (!elem || !nelems)
+        return;
+    const char *s = src;
+    if (weft_ofi.mr_local || elem > weft_ofi.max_msg) {
+        for (size_t i = 0; i < nelems; i++)
+            weft_ofi_put(tx, seg, off + (uint64_t)((ptrdiff_t)i * tstride),
+                         s + (ptrdiff_t)i * sstride, elem, pe);
+        return;
+    }
+    /* The source is only read: the iovec type lacks const. */
+    strided_msgs(tx, 1, (char *)s, sstride, seg, off, tstride, elem, nelems, pe);
     if (weft_ofi.rc == WEFT_RC_FLUSH)
         weft_ofi_mark_dirty(tx, pe);
     weft_ofi_wait_writes(tx, "shmem_iput");
@@ -233,35 +249,7 @@ void weft_ofi_iget(struct weft_ofi_tx *tx, void *dst, ptrdiff_t dstride, int seg
                          off + (uint64_t)((ptrdiff_t)i * sstride), elem, pe);
         return;
     }
-    size_t per = min_sz(weft_ofi.iov_limit, IOV_CAP);
-    uint64_t key = weft_ofi_rkey(pe, seg);
-    struct iovec iov[IOV_CAP];
-    struct fi_rma_iov riov[IOV_CAP];
-    for (size_t i = 0; i < nelems;) {
-        size_t cnt = min_sz(per, nelems - i);
-        for (size_t k = 0; k < cnt; k++, i++) {
-            iov[k].iov_base = d + (ptrdiff_t)i * dstride;
-            iov[k].iov_len = elem;
-            riov[k].addr = weft_ofi_raddr(pe, seg, off + (uint64_t)((ptrdiff_t)i * sstride));
-            riov[k].len = elem;
-            riov[k].key = key;
-        }
-        struct fi_msg_rma m = {.msg_iov = iov,
-                               .desc = NULL,
-                               .iov_count = cnt,
-                               .addr = (fi_addr_t)pe,
-                               .rma_iov = riov,
-                               .rma_iov_count = cnt,
-                               .context = NULL,
-                               .data = 0};
-        struct weft_ofi_retry r = {0, 0};
-        ssize_t rc;
-        while ((rc = fi_readmsg(tx->ep, &m, 0)) == -FI_EAGAIN)
-            weft_ofi_retry_wait(&r, "fi_readmsg", pe);
-        if (WEFT_UNLIKELY(rc))
-            weft_ofi_fail("fi_readmsg", pe, rc);
-        tx->r_issued++;
-    }
+    strided_msgs(tx, 0, d, dstride, seg, off, sstride, elem, nelems, pe);
     weft_ofi_wait_reads(tx, "shmem_iget");
 }
 
