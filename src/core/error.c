@@ -19,10 +19,11 @@ static void weft_vreport(const char *kind, const char *call, const char *fmt, va
     char line[1400];
     int n;
     if (weft_rt.boot_up)
-        n = snprintf(line, sizeof line, "weft: PE %d: %s%s: %s\n", weft_rt.my_pe, kind,
-                     call ? call : "", msg);
+        n = snprintf(line, sizeof line, "weft: PE %d: %s%s%s%s\n", weft_rt.my_pe, kind,
+                     call ? call : "", call && *call ? ": " : "", msg);
     else
-        n = snprintf(line, sizeof line, "weft: %s%s: %s\n", kind, call ? call : "", msg);
+        n = snprintf(line, sizeof line, "weft: %s%s%s%s\n", kind, call ? call : "",
+                     call && *call ? ": " : "", msg);
     if (n > (int)sizeof line - 1)
         n = (int)sizeof line - 1;
     ssize_t w = write(STDERR_FILENO, line, (size_t)n);
@@ -55,7 +56,7 @@ void weft_debug(const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    weft_vreport("debug: ", "", fmt, ap);
+    weft_vreport("debug: ", NULL, fmt, ap);
     va_end(ap);
 }
 

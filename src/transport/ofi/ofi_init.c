@@ -394,13 +394,27 @@ int weft_ofi_init(void)
     ca.events = FI_CNTR_EVENTS_COMP;
     CHECK(fi_cntr_open(weft_ofi.domain, &ca, &tx->wcntr, NULL), "fi_cntr_open(write)");
     CHECK(fi_cntr_open(weft_ofi.domain, &ca, &tx->rcntr, NULL), "fi_cntr_open(read)");
-    CHECK(fi_endpoint(weft_ofi.domain, fi, &tx->ep, NULL), "fi_endpoint");
-    CHECK(fi_ep_bind(tx->ep, &weft_ofi.av->fid, 0), "fi_ep_bind(av)");
-    CHECK(fi_ep_bind(tx->ep, &weft_ofi.cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION),
-          "fi_ep_bind(cq)");
-    CHECK(fi_ep_bind(tx->ep, &tx->wcntr->fid, FI_WRITE), "fi_ep_bind(write counter)");
-    CHECK(fi_ep_bind(tx->ep, &tx->rcntr->fid, FI_READ), "fi_ep_bind(read counter)");
-    CHECK(fi_enable(tx->ep), "fi_enable");
+    /* The shm provider names its region after our PID; a region left by a
+     * hard-killed process whose PID we now reuse makes fi_enable fail with
+     * EBUSY once, after which the provider has removed it: retry
+     * (docs/providers.md). */
+    for (int attempt = 0;; attempt++) {
+        CHECK(fi_endpoint(weft_ofi.domain, fi, &tx->ep, NULL), "fi_endpoint");
+        CHECK(fi_ep_bind(tx->ep, &weft_ofi.av->fid, 0), "fi_ep_bind(av)");
+        CHECK(fi_ep_bind(tx->ep, &weft_ofi.cq->fid,
+                         FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION),
+              "fi_ep_bind(cq)");
+        CHECK(fi_ep_bind(tx->ep, &tx->wcntr->fid, FI_WRITE), "fi_ep_bind(write counter)");
+        CHECK(fi_ep_bind(tx->ep, &tx->rcntr->fid, FI_READ), "fi_ep_bind(read counter)");
+        int rc = fi_enable(tx->ep);
+        if (rc == 0)
+            break;
+        if (rc != -FI_EBUSY || attempt == 2)
+            CHECK(rc, "fi_enable");
+        weft_debug("ofi: fi_enable: %s; retrying with a new endpoint", fi_strerror(-rc));
+        fi_close(&tx->ep->fid);
+        tx->ep = NULL;
+    }
     tx->dirty = calloc((size_t)weft_rt.n_pes, 1);
     tx->dirty_list = calloc((size_t)weft_rt.n_pes, sizeof(int));
     if (!tx->dirty || !tx->dirty_list)
