@@ -47,7 +47,9 @@ set(WEFT_TEST_DEFAULT_PROVIDERS "default;shm;tcp;sockets" CACHE STRING
     "Default providers for job tests (default = FI_PROVIDER unset)")
 set(WEFT_TEST_PROVIDERS "default;shm;tcp;sockets" CACHE STRING
     "Providers test registration is limited to (drop one that is not installed)")
-set(WEFT_TEST_SOCKETS_NP "2;4" CACHE STRING "PE counts at which the sockets provider is tested")
+# sockets (deprecated, milliseconds per operation on 1.17) runs at 2 PEs: at 4
+# its slowest jobs come close to the timeout on a loaded 2-core machine.
+set(WEFT_TEST_SOCKETS_NP "2" CACHE STRING "PE counts at which the sockets provider is tested")
 set(WEFT_TEST_TIMEOUT "60" CACHE STRING "Default per-job timeout in seconds")
 set(WEFT_TEST_EXTRA_ENV "" CACHE STRING "k=v;... added to the environment of every test job")
 
