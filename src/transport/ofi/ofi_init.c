@@ -4,7 +4,9 @@
  * counters + CQ, segment registration and the exchange of names, keys and
  * bases through the bootstrap, the progress engine and its thread, the
  * wait/retry helpers, and weft_ofi_describe. */
+#include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +169,30 @@ static int progress_is_manual(const struct fi_info *fi)
            fi->domain_attr->control_progress == FI_PROGRESS_MANUAL;
 }
 
+/* Debian's libfabric links libinfinipath (psm), whose constructor installs
+ * handlers for SIGTERM, SIGINT, SIGSEGV... that print a backtrace and call
+ * exit(): a PE told to stop then runs its at-exit finalize (a barrier with
+ * dying peers) and hangs until SIGKILL (measured: global_exit job 3.4 s ->
+ * 0.5 s). It happens before main, so IPATH_NO_BACKTRACE set here is too
+ * late; put back the default action where, and only where, the handler is
+ * that library's. */
+static void drop_infinipath_handlers(void)
+{
+    static const int sigs[] = {SIGINT, SIGILL, SIGABRT, SIGBUS, SIGSEGV, SIGTERM, SIGFPE, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction sa;
+        Dl_info info;
+        if (sigaction(sigs[i], NULL, &sa) != 0 || sa.sa_handler == SIG_DFL ||
+            sa.sa_handler == SIG_IGN)
+            continue;
+        void *fn = (sa.sa_flags & SA_SIGINFO) ? (void *)sa.sa_sigaction : (void *)sa.sa_handler;
+        if (dladdr(fn, &info) && info.dli_fname && strstr(info.dli_fname, "infinipath")) {
+            signal(sigs[i], SIG_DFL);
+            weft_debug("ofi: removed libinfinipath's handler for signal %d", sigs[i]);
+        }
+    }
+}
+
 /* Pick the provider: the first fi_getinfo answer for RDM + RMA + MSG, then
  * refine on that same provider/fabric/domain with FI_ATOMIC and
  * FI_DELIVERY_COMPLETE, each kept only if the provider accepts it. */
@@ -183,7 +209,13 @@ static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on
      * 4-PE ring hop 19.9 ms -> 1.2 ms with 0 on 2 cores). The user's value
      * wins. Must be set before libfabric initializes the provider. */
     setenv("FI_SOCKETS_PE_WAITTIME", "0", 0);
+    drop_infinipath_handlers();
+    /* FI_PROVIDER="" would match no provider at all: treat it as unset. */
     const char *fi_prov = getenv("FI_PROVIDER");
+    if (fi_prov && !*fi_prov) {
+        unsetenv("FI_PROVIDER");
+        fi_prov = NULL;
+    }
     int try_shm = !*prov && !(fi_prov && *fi_prov) && weft_rt.single_node;
     for (int attempt = try_shm ? 0 : 1; attempt < 2 && rc != 0; attempt++) {
         const char *want = attempt == 0 ? "shm" : prov;
