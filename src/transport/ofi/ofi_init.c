@@ -469,26 +469,19 @@ int weft_ofi_init(void)
         free(all);
         return -1;
     }
-    char *names = malloc((size_t)n * nl);
-    for (int p = 0; p < n; p++) {
-        if (all[p].namelen != nl) {
-            weft_warn("weft_ofi_init", "PE %d has an endpoint name of %u bytes, we have %zu", p,
-                      all[p].namelen, nl);
-            free(all);
-            free(names);
-            return -1;
-        }
-        memcpy(names + (size_t)p * nl, all[p].name, nl);
+    /* Insert one name at a time, in PE order: names may differ in length
+     * (shm's embed the PID, so 99999 and 100000 differ by a byte), and each
+     * blob's name is zero-padded. fi_addr must come out equal to the PE. */
+    int ok = 1;
+    for (int p = 0; ok && p < n; p++) {
+        fi_addr_t addr = FI_ADDR_NOTAVAIL;
+        int got = fi_av_insert(weft_ofi.av, all[p].name, 1, &addr, 0, NULL);
+        ok = got == 1 && addr == (fi_addr_t)p;
+        if (!ok)
+            weft_warn("weft_ofi_init", "fi_av_insert of PE %d's address (%u bytes) gave %d, "
+                      "fi_addr %llu", p, all[p].namelen, got, (unsigned long long)addr);
     }
-    fi_addr_t *addrs = malloc((size_t)n * sizeof *addrs);
-    int got = fi_av_insert(weft_ofi.av, names, (size_t)n, addrs, 0, NULL);
-    int ok = got == n;
-    for (int p = 0; ok && p < n; p++)
-        ok = addrs[p] == (fi_addr_t)p;
-    free(names);
-    free(addrs);
     if (!ok) {
-        weft_warn("weft_ofi_init", "fi_av_insert: %d of %d addresses, or not in PE order", got, n);
         free(all);
         return -1;
     }
