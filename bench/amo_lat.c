@@ -7,11 +7,8 @@ static long target; /* symmetric: the word on PE 1 */
 
 int main(int argc, char **argv)
 {
-    struct bench_opts o = bench_parse(argc, argv, 20000);
-    shmem_init();
-    bench_need_pes("amo_lat", 2);
+    struct bench_opts o = bench_start("amo_lat", "64-bit atomics PE 0 -> PE 1, latency per call", argc, argv, 20000, 2);
     int me = shmem_my_pe();
-    bench_header("amo_lat", "64-bit atomics PE 0 -> PE 1, latency per call", &o);
 
     long iters = o.iters, warm = bench_warmup(iters);
     int status = 0;

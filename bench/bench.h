@@ -149,4 +149,28 @@ static inline void bench_need_pes(const char *name, int n)
     }
 }
 
+
+/* Parse options, start OpenSHMEM, require min_pes PEs, print the header. */
+static inline struct bench_opts bench_start(const char *name, const char *what, int argc,
+                                            char **argv, long def_iters, int min_pes)
+{
+    struct bench_opts o = bench_parse(argc, argv, def_iters);
+    shmem_init();
+    bench_need_pes(name, min_pes);
+    bench_header(name, what, &o);
+    return o;
+}
+
+/* n bytes of symmetric and n of private memory, or end the job. */
+static inline void bench_alloc(const char *name, size_t n, unsigned char **sym,
+                               unsigned char **priv)
+{
+    *sym = shmem_malloc(n);
+    *priv = malloc(n);
+    if (!*sym || !*priv) {
+        fprintf(stderr, "%s: cannot allocate %zu bytes\n", name, n);
+        shmem_global_exit(2);
+    }
+}
+
 #endif

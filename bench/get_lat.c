@@ -4,18 +4,10 @@
 
 int main(int argc, char **argv)
 {
-    struct bench_opts o = bench_parse(argc, argv, 10000);
-    shmem_init();
-    bench_need_pes("get_lat", 2);
+    struct bench_opts o = bench_start("get_lat", "shmem_getmem from PE 1, latency per call", argc, argv, 10000, 2);
     int me = shmem_my_pe();
-    bench_header("get_lat", "shmem_getmem from PE 1, latency per call", &o);
-
-    unsigned char *buf = shmem_malloc(o.max_size);
-    unsigned char *dst = malloc(o.max_size);
-    if (!buf || !dst) {
-        fprintf(stderr, "get_lat: cannot allocate %zu bytes\n", o.max_size);
-        shmem_global_exit(2);
-    }
+    unsigned char *buf, *dst;
+    bench_alloc("get_lat", o.max_size, &buf, &dst);
     int status = 0;
     for (size_t size = o.min_size; size <= o.max_size; size *= 2) {
         long iters = bench_iters(&o, size), warm = bench_warmup(iters);

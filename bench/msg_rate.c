@@ -7,11 +7,8 @@
 
 int main(int argc, char **argv)
 {
-    struct bench_opts o = bench_parse(argc, argv, 2000);
-    shmem_init();
-    bench_need_pes("msg_rate", 2);
+    struct bench_opts o = bench_start("msg_rate", "8-byte puts PE 0 -> PE 1, windows of 256 + quiet, Mmsg/s", argc, argv, 2000, 2);
     int me = shmem_my_pe();
-    bench_header("msg_rate", "8-byte puts PE 0 -> PE 1, windows of 256 + quiet, Mmsg/s", &o);
 
     long *dst = shmem_calloc(WINDOW, sizeof(long));
     long iters = o.iters, warm = bench_warmup(iters);

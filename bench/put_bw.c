@@ -7,18 +7,10 @@
 
 int main(int argc, char **argv)
 {
-    struct bench_opts o = bench_parse(argc, argv, 2000);
-    shmem_init();
-    bench_need_pes("put_bw", 2);
+    struct bench_opts o = bench_start("put_bw", "shmem_putmem_nbi x 64 + quiet, PE 0 -> PE 1, MB/s", argc, argv, 2000, 2);
     int me = shmem_my_pe();
-    bench_header("put_bw", "shmem_putmem_nbi x 64 + quiet, PE 0 -> PE 1, MB/s", &o);
-
-    unsigned char *buf = shmem_malloc(o.max_size);
-    unsigned char *src = malloc(o.max_size);
-    if (!buf || !src) {
-        fprintf(stderr, "put_bw: cannot allocate %zu bytes\n", o.max_size);
-        shmem_global_exit(2);
-    }
+    unsigned char *buf, *src;
+    bench_alloc("put_bw", o.max_size, &buf, &src);
     int status = 0;
     for (size_t size = o.min_size; size <= o.max_size; size *= 2) {
         /* Each window moves WINDOW messages: scale as if WINDOW*size were one. */

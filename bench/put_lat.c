@@ -8,18 +8,10 @@ static long flag; /* symmetric, raised to the round number */
 
 int main(int argc, char **argv)
 {
-    struct bench_opts o = bench_parse(argc, argv, 10000);
-    shmem_init();
-    bench_need_pes("put_lat", 2);
+    struct bench_opts o = bench_start("put_lat", "put + fence + flag ping-pong, one-way latency", argc, argv, 10000, 2);
     int me = shmem_my_pe();
-    bench_header("put_lat", "put + fence + flag ping-pong, one-way latency", &o);
-
-    unsigned char *buf = shmem_malloc(o.max_size);
-    unsigned char *src = malloc(o.max_size);
-    if (!buf || !src) {
-        fprintf(stderr, "put_lat: cannot allocate %zu bytes\n", o.max_size);
-        shmem_global_exit(2);
-    }
+    unsigned char *buf, *src;
+    bench_alloc("put_lat", o.max_size, &buf, &src);
     int status = 0;
     long round = 0;
     for (size_t size = o.min_size; size <= o.max_size; size *= 2) {
