@@ -6,20 +6,10 @@
  * the source also builds against other implementations. */
 #include "bench.h"
 
-static double t_mine, t_max; /* symmetric, for the max over PEs */
-
-static int arg_given(int argc, char **argv, const char *opt)
-{
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], opt))
-            return 1;
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     struct bench_opts o = bench_parse(argc, argv, 1000);
-    if (!o.quick && !arg_given(argc, argv, "--max-size"))
+    if (!o.quick && !bench_arg_given(argc, argv, "--max-size"))
         o.max_size = (size_t)1 << 20;
     shmem_init();
     int me = shmem_my_pe();
@@ -42,11 +32,7 @@ int main(int argc, char **argv)
                 t0 = bench_now();
             shmem_broadcastmem(SHMEM_TEAM_WORLD, dst, src, size, 0);
         }
-        t_mine = 1e6 * (bench_now() - t0) / (double)iters;
-        shmem_barrier_all();
-        shmem_double_max_reduce(SHMEM_TEAM_WORLD, &t_max, &t_mine, 1);
-        if (me == 0)
-            bench_result("bcast_lat", size, t_max, "us");
+        bench_report_slowest("bcast_lat", size, t0, iters);
 
         /* Check one broadcast of a pattern only the root holds. */
         bench_fill(src, size, me == 0 ? 1u : 2u);

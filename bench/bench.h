@@ -173,4 +173,26 @@ static inline void bench_alloc(const char *name, size_t n, unsigned char **sym,
     }
 }
 
+
+/* 1 if the option opt appears among the arguments. */
+static inline int bench_arg_given(int argc, char **argv, const char *opt)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], opt))
+            return 1;
+    return 0;
+}
+
+/* Collectives: each PE's microseconds per call since t0 over iters calls,
+ * and PE 0 reports the slowest PE's (symmetric statics for the reduction). */
+static double bench_t_mine, bench_t_max;
+static inline void bench_report_slowest(const char *name, size_t size, double t0, long iters)
+{
+    bench_t_mine = 1e6 * (bench_now() - t0) / (double)iters;
+    shmem_barrier_all();
+    shmem_double_max_reduce(SHMEM_TEAM_WORLD, &bench_t_max, &bench_t_mine, 1);
+    if (shmem_my_pe() == 0)
+        bench_result(name, size, bench_t_max, "us");
+}
+
 #endif

@@ -6,16 +6,6 @@
  * calls, so the source also builds against other implementations. */
 #include "bench.h"
 
-static double t_mine, t_max; /* symmetric, for the max over PEs */
-
-static int arg_given(int argc, char **argv, const char *opt)
-{
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], opt))
-            return 1;
-    return 0;
-}
-
 /* PE p contributes p + j at element j: the sum is npes*j + npes(npes-1)/2,
  * exact in a double for every size here. */
 static void fill(void *src, int is_double, size_t n, int me)
@@ -44,7 +34,7 @@ static size_t check(const void *dst, int is_double, size_t n, int npes)
 int main(int argc, char **argv)
 {
     struct bench_opts o = bench_parse(argc, argv, 1000);
-    if (!o.quick && !arg_given(argc, argv, "--max-size"))
+    if (!o.quick && !bench_arg_given(argc, argv, "--max-size"))
         o.max_size = (size_t)1 << 20;
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
@@ -75,11 +65,7 @@ int main(int argc, char **argv)
                 else
                     shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dst, src, n);
             }
-            t_mine = 1e6 * (bench_now() - t0) / (double)iters;
-            shmem_barrier_all();
-            shmem_double_max_reduce(SHMEM_TEAM_WORLD, &t_max, &t_mine, 1);
-            if (me == 0)
-                bench_result(name, size, t_max, "us");
+            bench_report_slowest(name, size, t0, iters);
 
             memset(dst, 0, size);
             shmem_barrier_all();
