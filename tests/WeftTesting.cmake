@@ -30,7 +30,13 @@
 #   np<N>, the provider, the variant, plus LABELS. Filter with e.g.
 #   `ctest -L np4 -L tcp` or `ctest -R 'api\.amo'`.
 #
-#   The provider "default" leaves FI_PROVIDER unset (the library picks).
+#   The "provider" names a path through the library:
+#     default  nothing set: the library's choice, i.e. the direct on-node
+#              path between PEs of this machine;
+#     shm, tcp, sockets  WEFT_ONNODE=0 FI_PROVIDER=<p>: every PE, the
+#              calling one included, through that libfabric provider;
+#     mixed    WEFT_TOPOLOGY=nodes=2: the PEs split into two simulated nodes,
+#              direct inside a node, libfabric (shm) between them (NP >= 2).
 #   sockets is registered only for the NP values in WEFT_TEST_SOCKETS_NP.
 #
 #   Any EXPECT_* option wraps the job in tests/expect-failure.sh, which also
@@ -43,9 +49,9 @@ set(WEFT_TEST_LAUNCHER "" CACHE STRING
 set(WEFT_TEST_LAUNCHER_NP_FLAG "-n" CACHE STRING "Launcher option giving the number of PEs")
 set(WEFT_TEST_NP "1;2;4;8" CACHE STRING "Default list of PE counts for job tests")
 set(WEFT_TEST_MAX_NP "8" CACHE STRING "Skip job tests with more PEs than this")
-set(WEFT_TEST_DEFAULT_PROVIDERS "default;shm;tcp;sockets" CACHE STRING
-    "Default providers for job tests (default = FI_PROVIDER unset)")
-set(WEFT_TEST_PROVIDERS "default;shm;tcp;sockets" CACHE STRING
+set(WEFT_TEST_DEFAULT_PROVIDERS "default;shm;tcp;sockets;mixed" CACHE STRING
+    "Default paths for job tests (see weft_job_test)")
+set(WEFT_TEST_PROVIDERS "default;shm;tcp;sockets;mixed" CACHE STRING
     "Providers test registration is limited to (drop one that is not installed)")
 # sockets (deprecated, milliseconds per operation on 1.17) runs at 2 PEs: at 4
 # its slowest jobs come close to the timeout on a loaded 2-core machine.
@@ -176,9 +182,15 @@ function(weft_job_test)
       if(prov STREQUAL "sockets" AND NOT np IN_LIST WEFT_TEST_SOCKETS_NP)
         continue()
       endif()
-      set(env --unset=FI_PROVIDER --unset=WEFT_PROVIDER)
-      if(NOT prov STREQUAL "default")
-        list(APPEND env FI_PROVIDER=${prov})
+      if(prov STREQUAL "mixed" AND np LESS 2)
+        continue()
+      endif()
+      set(env --unset=FI_PROVIDER --unset=WEFT_PROVIDER --unset=WEFT_ONNODE
+              --unset=WEFT_TOPOLOGY)
+      if(prov STREQUAL "mixed")
+        list(APPEND env WEFT_TOPOLOGY=nodes=2)
+      elseif(NOT prov STREQUAL "default")
+        list(APPEND env FI_PROVIDER=${prov} WEFT_ONNODE=0)
       endif()
       list(APPEND env WT_TIMEOUT=${watchdog} ${WEFT_TEST_EXTRA_ENV} ${T_ENV})
       set(name ${base}.np${np}.${prov})

@@ -15,6 +15,7 @@
 #include "bootstrap/bootstrap.h"
 #include "core/runtime.h"
 #include "transport/ofi/ofi.h"
+#include "transport/onnode/onnode.h"
 #include "weft_config.h"
 
 enum {
@@ -216,6 +217,7 @@ int main(int argc, char **argv)
             printf("\nTransport:\n");
             fflush(stdout);
             weft_ofi_describe(stdout);
+            weft_onnode_describe(stdout);
         }
         fflush(stdout);
     }

@@ -52,8 +52,9 @@ void *shmem_ptr(const void *dest, int pe)
     weft_check_init("shmem_ptr");
     if (pe < 0 || pe >= weft_rt.n_pes || weft_sym_resolve(dest, 1, &seg, &off) != 0)
         return NULL;
-    /* Only this PE's memory is load/store reachable until the on-node path. */
-    return pe == weft_rt.my_pe ? (void *)dest : NULL;
+    if (pe == weft_rt.my_pe)
+        return (void *)dest;
+    return weft_onnode_addr(seg, off, pe);
 }
 
 void shmem_info_get_version(int *major, int *minor)

@@ -35,6 +35,7 @@ static void print_banner(void)
             printf("  %-24s = %-10s %s\n", weft_tunables[i].name, weft_tun_str(i),
                    weft_tunables[i].doc);
         weft_ofi_describe(stdout);
+        weft_onnode_describe(stdout);
     }
     fflush(stdout);
 }
@@ -66,12 +67,14 @@ int weft_runtime_init(int requested, int *provided)
 
     char *dbase;
     size_t dsize;
-    if (weft_data_segment(&dbase, &dsize) == 0)
+    if (weft_data_segment(&dbase, &dsize) == 0 && dsize > 0)
         weft_rt.seg[WEFT_SEG_DATA] = (struct weft_segment){dbase, dsize, -1};
+    weft_onnode_share_static(); /* before anything registers or maps it */
     weft_debug("heap %p+%zu, static data %p+%zu", (void *)weft_rt.seg[WEFT_SEG_HEAP].base,
                weft_rt.seg[WEFT_SEG_HEAP].size, (void *)weft_rt.seg[WEFT_SEG_DATA].base,
                weft_rt.seg[WEFT_SEG_DATA].size);
 
+    weft_onnode_init(); /* the atomicity rule needs it before ofi_init */
     if (weft_ofi_init() != 0)
         weft_fatal("shmem_init", "cannot initialize the libfabric transport (set WEFT_DEBUG=1 "
                    "for details; FI_PROVIDER selects a provider)");
@@ -107,6 +110,7 @@ void weft_runtime_finalize(void)
     weft_boot_finalize();
     weft_rt.boot_up = 0;
     weft_team_fini();
+    weft_onnode_fini();
     weft_heap_fini();
     weft_node_fini();
     weft_topology_fini();

@@ -10,6 +10,7 @@
 
 struct data_seg_search {
     uintptr_t lo, hi;
+    uintptr_t relro_hi; /* end of the part made read-only after relocation */
     int found;
 };
 
@@ -20,6 +21,8 @@ static int find_writable_load(struct dl_phdr_info *info, size_t sz, void *arg)
     /* The first object reported is the main program. */
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_GNU_RELRO)
+            s->relro_hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W))
             continue;
         uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
@@ -35,11 +38,16 @@ static int find_writable_load(struct dl_phdr_info *info, size_t sz, void *arg)
 
 int weft_data_segment(char **base, size_t *size)
 {
-    struct data_seg_search s = {0, 0, 0};
+    struct data_seg_search s = {0, 0, 0, 0};
     dl_iterate_phdr(find_writable_load, &s);
     if (!s.found)
         return -1;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    /* The GOT and other RELRO data share the writable PT_LOAD but are
+     * read-only at run time: not symmetric variables, and remapping them
+     * writable (onnode.c) would undo the protection. */
+    if (s.relro_hi > s.lo && s.relro_hi < s.hi)
+        s.lo = (s.relro_hi + page - 1) & ~(page - 1);
     uintptr_t lo = s.lo & ~(page - 1);
     uintptr_t hi = (s.hi + page - 1) & ~(page - 1);
     *base = (char *)lo;

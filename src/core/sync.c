@@ -43,13 +43,12 @@ void weft_barrier_all_internal(void)
     int round = 0;
     for (int dist = 1; dist < n; dist <<= 1, round++) {
         int peer = (me + dist) % n;
-        weft_tx_put(&weft_ctx_default, WEFT_SEG_HEAP, off0 + (uint64_t)round * sizeof(uint64_t),
-                    &epoch, sizeof epoch, peer);
+        weft_tx_notify(&weft_ctx_default, WEFT_SEG_HEAP,
+                       off0 + (uint64_t)round * sizeof(uint64_t), epoch, peer);
         unsigned spins = 0;
         while (__atomic_load_n(&sym->barrier_flag[round], __ATOMIC_ACQUIRE) < epoch)
             weft_poll_yield(&spins);
     }
-    /* The signalling puts must be complete before the next barrier reuses
-     * the flags' ordering assumptions; quiet also keeps counters tidy. */
-    weft_tx_quiet(&weft_ctx_default);
+    /* No quiet here: each signal only matters to the PE waiting for it,
+     * and it has arrived once that PE leaves its round. */
 }

@@ -18,9 +18,9 @@ struct weft_team_pool weft_team_pool;
 
 int weft_team_pe_is_local(int pe)
 {
-    /* Without the on-node path only this PE is reachable by load/store;
-     * when shmem_ptr gains on-node peers this becomes the same query. */
-    return pe == weft_rt.my_pe;
+    /* Exactly the PEs shmem_ptr reaches (the heap decides: static data may
+     * go through libfabric while the heap is direct). */
+    return pe == weft_rt.my_pe || weft_onnode.base[WEFT_SEG_HEAP][pe] != NULL;
 }
 
 static int ilog2_floor(int n)

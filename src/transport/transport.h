@@ -1,12 +1,16 @@
 /* transport.h owns the single, inline dispatch point between the API layer
- * and the transports. Today every peer is reached through libfabric; the
- * direct on-node path adds one branch on the peer's transport here, and
- * nothing above this file changes. No function pointers on this path. */
+ * and the transports: one load of the peer's direct mapping decides between
+ * the on-node path (loads, stores, memcpy, CPU atomics into the peer's
+ * mapped segment) and libfabric. No function pointers on this path. */
 #ifndef WEFT_TRANSPORT_H
 #define WEFT_TRANSPORT_H
 
+#include <string.h>
+
+#include "../core/cpu_amo.h"
 #include "../core/runtime.h"
 #include "ofi/ofi.h"
+#include "onnode/onnode.h"
 
 /* A communication context as the API layer sees it (shmem_ctx_t points to
  * one). Each carries its own transport resources. */
@@ -21,47 +25,111 @@ extern struct weft_ctx weft_ctx_default;
 static inline void weft_tx_put(struct weft_ctx *c, int seg, uint64_t off, const void *src,
                                size_t len, int pe)
 {
-    weft_ofi_put(c->ofi, seg, off, src, len, pe);
+    char *p = weft_onnode_addr(seg, off, pe);
+    if (p)
+        memcpy(p, src, len);
+    else
+        weft_ofi_put(c->ofi, seg, off, src, len, pe);
 }
 static inline void weft_tx_put_nbi(struct weft_ctx *c, int seg, uint64_t off, const void *src,
                                    size_t len, int pe)
 {
-    weft_ofi_put_nbi(c->ofi, seg, off, src, len, pe);
+    char *p = weft_onnode_addr(seg, off, pe);
+    if (p)
+        memcpy(p, src, len);
+    else
+        weft_ofi_put_nbi(c->ofi, seg, off, src, len, pe);
 }
 static inline void weft_tx_get(struct weft_ctx *c, void *dst, int seg, uint64_t off, size_t len,
                                int pe)
 {
-    weft_ofi_get(c->ofi, dst, seg, off, len, pe);
+    const char *p = weft_onnode_addr(seg, off, pe);
+    if (p)
+        memcpy(dst, p, len);
+    else
+        weft_ofi_get(c->ofi, dst, seg, off, len, pe);
 }
 static inline void weft_tx_get_nbi(struct weft_ctx *c, void *dst, int seg, uint64_t off,
                                    size_t len, int pe)
 {
-    weft_ofi_get_nbi(c->ofi, dst, seg, off, len, pe);
+    const char *p = weft_onnode_addr(seg, off, pe);
+    if (p)
+        memcpy(dst, p, len);
+    else
+        weft_ofi_get_nbi(c->ofi, dst, seg, off, len, pe);
 }
+
+/* Strided copy: element i from src + i*sstride to dst + i*dstride. */
+static inline void weft_copy_strided(char *dst, ptrdiff_t dstride, const char *src,
+                                     ptrdiff_t sstride, size_t elem, size_t n)
+{
+    for (size_t i = 0; i < n; i++, dst += dstride, src += sstride)
+        memcpy(dst, src, elem);
+}
+
 static inline void weft_tx_iput(struct weft_ctx *c, int seg, uint64_t off, ptrdiff_t tstride,
                                 const void *src, ptrdiff_t sstride, size_t elem, size_t n, int pe)
 {
-    weft_ofi_iput(c->ofi, seg, off, tstride, src, sstride, elem, n, pe);
+    char *p = weft_onnode_addr(seg, off, pe);
+    if (p)
+        weft_copy_strided(p, tstride, src, sstride, elem, n);
+    else
+        weft_ofi_iput(c->ofi, seg, off, tstride, src, sstride, elem, n, pe);
 }
 static inline void weft_tx_iget(struct weft_ctx *c, void *dst, ptrdiff_t dstride, int seg,
                                 uint64_t off, ptrdiff_t sstride, size_t elem, size_t n, int pe)
 {
-    weft_ofi_iget(c->ofi, dst, dstride, seg, off, sstride, elem, n, pe);
+    const char *p = weft_onnode_addr(seg, off, pe);
+    if (p)
+        weft_copy_strided(dst, dstride, p, sstride, elem, n);
+    else
+        weft_ofi_iget(c->ofi, dst, dstride, seg, off, sstride, elem, n, pe);
 }
 static inline void weft_tx_amo(struct weft_ctx *c, enum weft_amo_op op, enum weft_dtype dt,
                                int seg, uint64_t off, const void *operand, const void *compare,
                                void *result, int pe)
 {
-    weft_ofi_amo(c->ofi, op, dt, seg, off, operand, compare, result, pe);
+    char *p = weft_onnode_addr(seg, off, pe);
+    if (p)
+        weft_cpu_amo(op, dt, p, operand, compare, result);
+    else
+        weft_ofi_amo(c->ofi, op, dt, seg, off, operand, compare, result, pe);
 }
 static inline void weft_tx_amo_nbi(struct weft_ctx *c, enum weft_amo_op op, enum weft_dtype dt,
                                    int seg, uint64_t off, const void *operand,
                                    const void *compare, void *result, int pe)
 {
-    weft_ofi_amo_nbi(c->ofi, op, dt, seg, off, operand, compare, result, pe);
+    char *p = weft_onnode_addr(seg, off, pe);
+    if (p)
+        weft_cpu_amo(op, dt, p, operand, compare, result);
+    else
+        weft_ofi_amo_nbi(c->ofi, op, dt, seg, off, operand, compare, result, pe);
 }
-static inline void weft_tx_quiet(struct weft_ctx *c) { weft_ofi_quiet(c->ofi); }
-static inline void weft_tx_fence(struct weft_ctx *c) { weft_ofi_fence(c->ofi); }
+/* A monotone 64-bit flag another PE waits on (barrier signals): release
+ * store on the direct path; through libfabric an injected write that the
+ * next quiet need not flush, since only the waiting PE cares when it lands. */
+static inline void weft_tx_notify(struct weft_ctx *c, int seg, uint64_t off, uint64_t value,
+                                  int pe)
+{
+    char *p = weft_onnode_addr(seg, off, pe);
+    if (p)
+        __atomic_store_n((uint64_t *)(void *)p, value, __ATOMIC_RELEASE);
+    else
+        weft_ofi_notify(c->ofi, seg, off, value, pe);
+}
+/* quiet: direct stores are complete once issued; the full fence orders them
+ * before whatever this PE does next (a flag put, a get of another PE). */
+static inline void weft_tx_quiet(struct weft_ctx *c)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    weft_ofi_quiet(c->ofi);
+}
+/* fence: direct stores to one PE are ordered by a release fence. */
+static inline void weft_tx_fence(struct weft_ctx *c)
+{
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    weft_ofi_fence(c->ofi);
+}
 static inline void weft_tx_progress(void) { weft_ofi_progress(); }
 
 #endif

@@ -35,6 +35,10 @@ void weft_ofi_put_nbi(struct weft_ofi_tx *tx, int seg, uint64_t off, const void 
 void weft_ofi_get(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len, int pe);
 void weft_ofi_get_nbi(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len, int pe);
 
+/* An 8-byte injected write that quiet does not flush: for flags whose only
+ * reader waits for them (see weft_tx_notify). */
+void weft_ofi_notify(struct weft_ofi_tx *tx, int seg, uint64_t off, uint64_t value, int pe);
+
 /* Strided: nelems elements of elem bytes; target element i at
  * off + i*tstride, source element i at src + i*sstride (strides in bytes,
  * may be negative or zero). Uses iovecs up to the provider's iov_limit. */

@@ -15,12 +15,16 @@
  *   otherwise EVERY op on that datatype goes to software, and a software AMO
  *   to the calling PE itself is executed directly with CPU atomics (the same
  *   instructions the progress engine uses for remote requests).
- * WEFT_AMO=software forces every datatype to software. All PEs make the same
- * decision (same provider, same queries). weft_ofi_describe prints the
- * table. Native AMOs to the calling PE go through the provider (loopback),
- * never through the CPU. */
+ * WEFT_AMO=software forces every datatype to software, and so does a job
+ * that mixes the direct on-node path (CPU atomics) with libfabric (the rule
+ * in onnode/onnode.h). All PEs make the same decision (same provider, same
+ * queries, same global view of the paths). weft_ofi_describe prints the
+ * table. With the on-node path off, native AMOs to the calling PE go
+ * through the provider (loopback), never through the CPU. */
 #include <string.h>
 
+#include "../../core/cpu_amo.h"
+#include "../onnode/onnode.h"
 #include "ofi_internal.h"
 #include "ofi_msg.h"
 
@@ -76,7 +80,8 @@ void weft_ofi_amo_init(void)
             if (op_applies(o, d) && !ok)
                 all = 0;
         }
-        weft_ofi.dt_native[d] = (uint8_t)(all && !weft_ofi.amo_forced_software);
+        weft_ofi.dt_native[d] =
+            (uint8_t)(all && !weft_ofi.amo_forced_software && !weft_onnode.mixed);
         weft_debug("ofi: AMO type %s: %s", weft_dtype_names[d],
                    weft_ofi.dt_native[d] ? "native" : "software");
     }
@@ -91,63 +96,13 @@ int weft_ofi_amo_is_native(enum weft_amo_op op, enum weft_dtype dt)
 
 /* ---- CPU atomics (software path, executed at the target) -------------- */
 
-#define CPU_AMO(T, FT, ISF)                                                                  \
-    do {                                                                                     \
-        T *a = (T *)addr, v, c, old = 0;                                                     \
-        memcpy(&v, operand ? operand : (const void *)&old, sizeof v);                        \
-        switch (op) {                                                                        \
-        case WEFT_AMO_FETCH: old = __atomic_load_n(a, __ATOMIC_SEQ_CST); break;              \
-        case WEFT_AMO_SET: __atomic_store_n(a, v, __ATOMIC_SEQ_CST); break;                  \
-        case WEFT_AMO_SWAP: old = __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); break;        \
-        case WEFT_AMO_CSWAP:                                                                 \
-            memcpy(&c, compare, sizeof c);                                                   \
-            old = c;                                                                         \
-            __atomic_compare_exchange_n(a, &old, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);  \
-            break;                                                                           \
-        case WEFT_AMO_ADD:                                                                   \
-            if (ISF) {                                                                       \
-                old = __atomic_load_n(a, __ATOMIC_RELAXED);                                  \
-                for (;;) {                                                                   \
-                    FT fo, fv, fn;                                                           \
-                    memcpy(&fo, &old, sizeof fo);                                            \
-                    memcpy(&fv, &v, sizeof fv);                                              \
-                    fn = fo + fv;                                                            \
-                    T n;                                                                     \
-                    memcpy(&n, &fn, sizeof n);                                               \
-                    if (__atomic_compare_exchange_n(a, &old, n, 0, __ATOMIC_SEQ_CST,         \
-                                                    __ATOMIC_RELAXED))                       \
-                        break;                                                               \
-                }                                                                            \
-            } else {                                                                         \
-                old = __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                            \
-            }                                                                                \
-            break;                                                                           \
-        case WEFT_AMO_AND: old = __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); break;          \
-        case WEFT_AMO_OR: old = __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); break;            \
-        case WEFT_AMO_XOR: old = __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); break;          \
-        default: weft_fatal("weft_ofi_amo", "unknown atomic op %d", op);                     \
-        }                                                                                    \
-        if (result)                                                                          \
-            memcpy(result, &old, sizeof old);                                                \
-    } while (0)
-
 static void cpu_amo(int op, int dt, void *addr, const void *operand, const void *compare,
                     void *result)
 {
     if (is_float(dt) && op >= WEFT_AMO_AND)
         weft_fatal("weft_ofi_amo", "bitwise atomic %s is not defined for %s",
                    weft_amo_op_names[op], weft_dtype_names[dt]);
-    if (weft_dtype_size((enum weft_dtype)dt) == 4) {
-        if (dt == WEFT_DT_F32)
-            CPU_AMO(uint32_t, float, 1);
-        else
-            CPU_AMO(uint32_t, float, 0);
-    } else {
-        if (dt == WEFT_DT_F64)
-            CPU_AMO(uint64_t, double, 1);
-        else
-            CPU_AMO(uint64_t, double, 0);
-    }
+    weft_cpu_amo((enum weft_amo_op)op, (enum weft_dtype)dt, addr, operand, compare, result);
 }
 
 /* ---- software path ----------------------------------------------------- */

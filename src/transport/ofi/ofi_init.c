@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "../../bootstrap/bootstrap.h"
+#include "../onnode/onnode.h"
 #include "ofi_internal.h"
 #include "ofi_msg.h"
 
@@ -623,7 +624,10 @@ void weft_ofi_describe(FILE *out)
                 ? "FI_DELIVERY_COMPLETE (injected puts/atomics flushed by a read at quiet)"
                 : "flush: a read to every PE written since the last quiet");
     fprintf(out, "  provider atomics  %s%s\n", weft_ofi.have_atomic_cap ? "FI_ATOMIC" : "none",
-            weft_ofi.amo_forced_software ? " (WEFT_AMO=software: not used)" : "");
+            weft_ofi.amo_forced_software ? " (WEFT_AMO=software: not used)"
+            : weft_onnode.mixed          ? " (not used: the job mixes the on-node path and "
+                                           "libfabric)"
+                                         : "");
     fprintf(out, "  AMO rule          per datatype: native only if the provider supports every\n"
                  "                    op of the type (ints: fetch set swap cswap add and or xor;\n"
                  "                    floats: fetch set swap); otherwise every op on that type\n"

@@ -94,6 +94,19 @@ static void inject_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void
     weft_ofi_mark_dirty(tx, pe);
 }
 
+void weft_ofi_notify(struct weft_ofi_tx *tx, int seg, uint64_t off, uint64_t value, int pe)
+{
+    struct weft_ofi_retry r = {0, 0};
+    ssize_t rc;
+    while ((rc = fi_inject_write(tx->ep, &value, sizeof value, (fi_addr_t)pe,
+                                 weft_ofi_raddr(pe, seg, off), weft_ofi_rkey(pe, seg))) ==
+           -FI_EAGAIN)
+        weft_ofi_retry_wait(&r, "fi_inject_write", pe);
+    if (WEFT_UNLIKELY(rc))
+        weft_ofi_fail("fi_inject_write", pe, rc);
+    tx->w_issued++;
+}
+
 void weft_ofi_put_nbi(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
                       int pe)
 {
