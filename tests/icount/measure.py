@@ -1,0 +1,443 @@
+#!/usr/bin/env python3
+"""measure.py owns weft's instruction-count harness: it runs hot_calls on
+2 PEs with PE 0 under callgrind, attributes every counted instruction to
+weft, libfabric or anything else, prints instructions per call for each
+(call, path), and checks the hot-path targets of issue 3.
+
+Usage:
+  measure.py --build BUILD_DIR [--check] [--calls N] [--runs R]
+             [--paths onnode,shm,tcp] [--lines CALL|all] [--keep DIR]
+  measure.py --launcher OSHRUN --program HOT_CALLS ...   (what ctest runs)
+
+Exit status: 0 targets met (or not checked), 1 a target missed (--check),
+2 the harness itself failed, 77 skipped (no valgrind, or hot_calls was
+built without valgrind/callgrind.h).
+
+What is counted. hot_calls brackets each measured call with
+CALLGRIND_TOGGLE_COLLECT, so callgrind counts exactly the instructions PE 0's
+calling thread executes from the call instruction to the return (other
+threads, e.g. a provider's progress thread, are not counted). Each call has
+its own profile (a callgrind dump). Per call = the profile's instructions /
+number of measured calls; warm-up calls before the loop are not counted.
+The whole call is counted, entry to return, which is wider than the seed
+paper's "shmem_int_p up to the fi_inject_write call". Calls that wait for
+PE 1 (fetch-add, quiet, barrier) include their polling loops, whose length
+depends on scheduling; with --runs R the run with the fewest instructions
+in total is kept for each (call, path). The other calls give the same count
+in every run.
+
+Attribution rule. Callgrind is run with --dump-instr=yes --dump-line=yes, so
+every counted instruction comes with its object (ob=) and its source file
+(fl=, or fi=/fe= for code inlined from another file, e.g. a header). Each
+instruction goes to the first class that matches:
+  1. libfabric: its source file is a libfabric header (rdma/fabric.h,
+     rdma/fi_*.h: the inline fi_inject_write() etc. compiled into weft);
+  2. libfabric: its object is libfabric (libfabric.so*, or a provider
+     library in a libfabric/ directory);
+  3. own: its source file is one of weft's public headers (include/shmem.h,
+     include/shmemx.h, include/weft/*.h), wherever it was compiled;
+  4. own: its object is libweft.so* (weft's .c files and the internal
+     headers inlined into them, system-header inlines such as memcpy
+     expansions, and libweft's PLT stubs: callgrind's default --skip-plt
+     charges a PLT jump to the instruction that called it);
+  5. harness: its object is hot_calls itself (the call instruction, the PLT
+     jump into libweft, the client request); dropped, not part of total;
+  6. other: everything else (libc, the dynamic linker, libraries that
+     libfabric loads).
+total = own + libfabric + other. This is the seed paper's scope for "own"
+(the library's instructions, libfabric's excluded), plus the rest.
+
+Targets live in TARGETS below and nowhere else.
+"""
+
+import argparse
+import collections
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+# ---- targets (issue 3, "Hot path") -------------------------------------
+# (path, call, class, maximum instructions per call). Checked with --check.
+TARGETS = [
+    ("shm", "shmem_int_p", "own", 10),
+    ("tcp", "shmem_int_p", "own", 10),
+    ("shm", "shmem_quiet", "own", 8),
+    ("tcp", "shmem_quiet", "own", 8),
+    ("onnode", "shmem_int_p", "total", 12),
+]
+
+# The measured calls: hot_calls' phase name -> the name shown in the table.
+CALLS = collections.OrderedDict([
+    ("shmem_int_p", "shmem_int_p"),
+    ("shmem_long_atomic_fetch_add", "shmem_long_atomic_fetch_add"),
+    ("shmem_putmem_nbi_8B", "shmem_putmem_nbi 8 B"),
+    ("shmem_quiet_after_put", "shmem_quiet"),
+    ("shmem_barrier_all", "shmem_barrier_all 2 PEs"),
+])
+# TARGETS name calls by their table name's first word.
+CALL_KEY = {phase: shown.split()[0] for phase, shown in CALLS.items()}
+
+# The paths: environment added on top of a clean one (FI_PROVIDER,
+# WEFT_PROVIDER and WEFT_ONNODE removed first).
+PATHS = collections.OrderedDict([
+    ("onnode", {}),
+    ("shm", {"WEFT_ONNODE": "0", "FI_PROVIDER": "shm"}),
+    ("tcp", {"WEFT_ONNODE": "0", "FI_PROVIDER": "tcp"}),
+])
+CLEARED_ENV = ("FI_PROVIDER", "WEFT_PROVIDER", "WEFT_ONNODE")
+
+CLASSES = ("own", "libfabric", "other")
+SKIP = 77
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+LIBFABRIC_HEADER = re.compile(r"(^|/)rdma/(fabric|fi_[A-Za-z0-9_]+)\.h$")
+WEFT_PUBLIC_HEADER = re.compile(r"(^|/)include/(shmem\.h|shmemx\.h|weft/[^/]+\.h)$")
+LIBFABRIC_OBJECT = re.compile(r"(^|/)libfabric\.so[.0-9]*$|/libfabric/[^/]+\.so[.0-9]*$")
+LIBWEFT_OBJECT = re.compile(r"(^|/)libweft\.so[.0-9]*$")
+
+
+class HarnessError(Exception):
+    pass
+
+
+def classify(obj, src, program):
+    """The class of an instruction from its object and source file (the rule
+    in the module docstring, in the same order)."""
+    if src and LIBFABRIC_HEADER.search(src):
+        return "libfabric"
+    if obj and LIBFABRIC_OBJECT.search(obj):
+        return "libfabric"
+    if src and WEFT_PUBLIC_HEADER.search(src):
+        return "own"
+    if obj and LIBWEFT_OBJECT.search(obj):
+        return "own"
+    if obj and os.path.realpath(obj) == program:
+        return "harness"
+    return "other"
+
+
+# ---- callgrind output ----------------------------------------------------
+
+class Profile:
+    """One callgrind dump: its trigger and self cost (Ir) per
+    (object, source file, function, line, instruction address)."""
+
+    def __init__(self):
+        self.trigger = ""
+        self.summary = None
+        self.cost = collections.Counter()
+
+
+# Which name table each specification line uses (callgrind compresses names
+# as "(id) name" on first use and "(id)" afterwards, one table per kind).
+NAME_KIND = {"ob": "ob", "cob": "ob", "fl": "fl", "fi": "fl", "fe": "fl", "cfi": "fl",
+             "cfl": "fl", "fn": "fn", "cfn": "fn"}
+COMPRESSED = re.compile(r"^\((\d+)\)(?: (.*))?$")
+
+
+def parse_profile(path):
+    """Self costs from a callgrind output file (format version 1). Call
+    lines' inclusive costs are skipped: the callee's own records carry them."""
+    prof = Profile()
+    names = {"ob": {}, "fl": {}, "fn": {}}
+    positions = ["line"]
+    ob = fl = src = fn = None
+    last = []
+    skip_call_cost = False
+
+    def name(kind, value):
+        m = COMPRESSED.match(value)
+        if not m:
+            return value
+        ident, text = m.group(1), m.group(2)
+        table = names[NAME_KIND[kind]]
+        if text is not None:
+            table[ident] = text
+        elif ident not in table:
+            raise HarnessError("%s: name (%s) used before it is defined" % (path, ident))
+        return table[ident]
+
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for raw in f:
+            line = raw.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            c = line[0]
+            if c.isdigit() or c in "+-*":
+                fields = line.split()
+                n = len(positions)
+                if len(fields) < n:
+                    raise HarnessError("%s: short cost line %r" % (path, line))
+                pos = []
+                for i, tok in enumerate(fields[:n]):
+                    prev = last[i] if i < len(last) else 0
+                    if tok == "*":
+                        v = prev
+                    elif tok[0] in "+-":
+                        v = prev + int(tok, 0)
+                    else:
+                        v = int(tok, 0)
+                    pos.append(v)
+                last = pos
+                if skip_call_cost:
+                    skip_call_cost = False
+                    continue
+                ir = int(fields[n]) if len(fields) > n else 0
+                instr = pos[positions.index("instr")] if "instr" in positions else None
+                lineno = pos[positions.index("line")] if "line" in positions else 0
+                prof.cost[(ob, src, fn, lineno, instr)] += ir
+                continue
+            key, sep, value = line.partition("=")
+            if sep and key in NAME_KIND:
+                v = name(key, value)
+                if key == "ob":
+                    ob = v
+                elif key == "fl":
+                    fl = src = v
+                elif key in ("fi", "fe"):
+                    src = v
+                elif key == "fn":
+                    fn = v
+                    src = fl  # a new function starts in its own file
+                continue
+            if sep and key == "calls":
+                skip_call_cost = True
+                continue
+            if sep and key in ("jump", "jcnd"):
+                continue
+            key, sep, value = line.partition(":")
+            if not sep:
+                continue
+            value = value.strip()
+            if key == "positions":
+                positions = value.split()
+            elif key == "events":
+                if value.split()[0] != "Ir":
+                    raise HarnessError("%s: expected Ir as the first event, got %r" % (path, value))
+            elif key in ("summary", "totals"):
+                prof.summary = int(value.split()[0])
+            elif key == "desc" and value.startswith("Trigger:"):
+                prof.trigger = value[len("Trigger:"):].strip()
+    total = sum(prof.cost.values())
+    if prof.summary is not None and total != prof.summary:
+        raise HarnessError("%s: self costs add up to %d, the file's summary says %d"
+                           % (path, total, prof.summary))
+    return prof
+
+
+# ---- running ---------------------------------------------------------------
+
+def run_path(opts, path_name, env_extra):
+    """Run hot_calls once on this path; return ({phase: (calls, Profile)},
+    the banner line weft printed)."""
+    tmp = tempfile.mkdtemp(prefix="icount-%s-" % path_name, dir=opts.keep)
+    out = os.path.join(tmp, "callgrind.out")
+    vg_args = ["--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
+               "--dump-instr=yes", "--dump-line=yes", "--callgrind-out-file=" + out]
+    env = dict(os.environ)
+    for k in CLEARED_ENV:
+        env.pop(k, None)
+    env.update(env_extra)
+    env["ICOUNT_VALGRIND"] = opts.valgrind
+    env["ICOUNT_VALGRIND_ARGS"] = "\n".join(vg_args)
+    env["SHMEM_VERSION"] = "1"  # PE 0 names the provider it chose
+    cmd = [opts.launcher, "-n", "2", os.path.join(HERE, "callgrind-pe0"), opts.program,
+           str(opts.calls)]
+    try:
+        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=opts.timeout, universal_newlines=True)
+        output = p.stdout
+        if "built without valgrind/callgrind.h" in output:
+            raise SystemExit(skip("hot_calls was built without valgrind/callgrind.h "
+                                  "(install valgrind and rebuild)"))
+        if p.returncode != 0:
+            raise HarnessError("path %s: %s exited %d:\n%s"
+                               % (path_name, " ".join(cmd), p.returncode, output))
+        phases = {}
+        for f in sorted(glob.glob(out + ".*")):
+            prof = parse_profile(f)
+            m = re.match(r"Client Request: phase (\S+) (\d+)$", prof.trigger)
+            if m:
+                phases[m.group(1)] = (int(m.group(2)), prof)
+        missing = [c for c in CALLS if c not in phases]
+        if missing:
+            raise HarnessError("path %s: no profile for %s in %s; output:\n%s"
+                               % (path_name, ", ".join(missing), tmp, output))
+        banner = next((l for l in output.splitlines() if l.startswith("weft ")), "")
+        return phases, banner
+    except subprocess.TimeoutExpired as e:
+        raise HarnessError("path %s: %s did not finish in %d s:\n%s"
+                           % (path_name, " ".join(cmd), opts.timeout, e.output or ""))
+    finally:
+        if not opts.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def per_call(calls, prof, program):
+    """Instructions per call by class (plus harness), and a check that
+    weft's code came with source files (debug info)."""
+    by_class = collections.Counter()
+    weft_with_source = 0
+    for (obj, src, _fn, _line, _instr), ir in prof.cost.items():
+        cls = classify(obj, src, program)
+        by_class[cls] += ir
+        if cls == "own" and src and src != "???":
+            weft_with_source += ir
+    # Every weft call runs some of weft's code, and the toggles around it
+    # cost a few instructions of hot_calls: if either is missing, the
+    # bracketing or the attribution is broken, not the library.
+    if not by_class["own"]:
+        raise HarnessError("no instruction was attributed to weft (is libweft.so* the object?)")
+    if not 0 < by_class["harness"] / calls <= 64:
+        raise HarnessError("%.1f harness instructions per call: the toggles do not bracket "
+                           "the call" % (by_class["harness"] / calls))
+    if not weft_with_source:
+        raise HarnessError("libweft has no line information: build with debug info "
+                           "(CMAKE_BUILD_TYPE=RelWithDebInfo)")
+    result = {k: by_class[k] / calls for k in CLASSES + ("harness",)}
+    result["total"] = sum(result[k] for k in CLASSES)
+    return result
+
+
+def line_breakdown(calls, prof, program):
+    """Where a call's instructions go: weft's per source line (file:line,
+    function), libfabric's and the rest per function and object (libfabric
+    headers inlined into weft per line). Instructions per call, largest
+    first within each class."""
+    rows = collections.Counter()
+    for (obj, src, fn, line, _instr), ir in prof.cost.items():
+        cls = classify(obj, src, program)
+        if cls == "harness":
+            continue
+        if cls == "own" or (src and LIBFABRIC_HEADER.search(src)):
+            where = "%s:%d" % (src, line) if src and src != "???" else "(no line info)"
+        else:
+            where = os.path.basename(obj or "?")
+        rows[(cls, where, fn)] += ir
+    order = {c: i for i, c in enumerate(CLASSES)}
+    return sorted(((k[0], k[1], k[2], v / calls) for k, v in rows.items()),
+                  key=lambda r: (order[r[0]], -r[3], r[1]))
+
+
+def short_path(where):
+    """file:line relative to the source tree when it lies inside it."""
+    root = os.path.dirname(os.path.dirname(HERE)) + os.sep
+    where = os.path.normpath(where) if where.startswith(os.sep) else where
+    return where[len(root):] if where.startswith(root) else where
+
+
+def skip(why):
+    print("icount: SKIP: " + why)
+    return SKIP
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", help="build directory (finds bin/oshrun and the program)")
+    ap.add_argument("--launcher", help="oshrun to use")
+    ap.add_argument("--program", help="hot_calls executable")
+    ap.add_argument("--calls", type=int, default=1000, help="measured calls per routine")
+    ap.add_argument("--paths", default=",".join(PATHS), help="comma-separated subset of "
+                    + ", ".join(PATHS))
+    ap.add_argument("--runs", type=int, default=1,
+                    help="runs per path; the lowest total per call is reported")
+    ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    ap.add_argument("--lines", metavar="CALL", action="append", default=[],
+                    help="also print where CALL's instructions go, per source line "
+                         "(e.g. shmem_int_p; 'all' for every call)")
+    ap.add_argument("--keep", metavar="DIR", help="keep the callgrind files under DIR")
+    ap.add_argument("--timeout", type=int, default=120, help="seconds per path")
+    opts = ap.parse_args()
+
+    if opts.build:
+        opts.launcher = opts.launcher or os.path.join(opts.build, "bin", "oshrun")
+        opts.program = opts.program or os.path.join(opts.build, "tests", "icount",
+                                                    "icount_hot_calls")
+    if not opts.launcher or not opts.program:
+        ap.error("give --build, or --launcher and --program")
+    for p in (opts.launcher, opts.program):
+        if not os.access(p, os.X_OK):
+            print("icount: %s is missing or not executable (build first)" % p, file=sys.stderr)
+            return 2
+    opts.program = os.path.realpath(opts.program)
+    paths = [p for p in opts.paths.split(",") if p]
+    unknown = [p for p in paths if p not in PATHS]
+    if unknown:
+        ap.error("unknown path(s) %s" % ", ".join(unknown))
+    valgrind = shutil.which(os.environ.get("ICOUNT_VALGRIND", "valgrind"))
+    if not valgrind:
+        return skip("valgrind is not installed (scripts/install-deps installs it)")
+    opts.valgrind = valgrind
+    if opts.keep:
+        os.makedirs(opts.keep, exist_ok=True)
+
+    # For each (call, path) keep the run with the fewest instructions in
+    # total: calls that wait for PE 1 (fetch-add, quiet, barrier) include
+    # their polling, which varies with scheduling; the others are identical
+    # from run to run.
+    results = {}
+    kept = {}
+    for path in paths:
+        for _ in range(opts.runs):
+            phases, banner = run_path(opts, path, PATHS[path])
+            for phase, (calls, prof) in phases.items():
+                if phase not in CALLS:
+                    continue
+                key = (CALL_KEY[phase], path)
+                r = per_call(calls, prof, opts.program)
+                if key not in results or r["total"] < results[key]["total"]:
+                    results[key] = r
+                    kept[(phase, path)] = (calls, prof)
+        env_text = " ".join("%s=%s" % kv for kv in PATHS[path].items()) or "(no env)"
+        print("path %-6s %-36s %s" % (path, env_text, banner))
+    lines_wanted = {}
+    for (phase, path), (calls, prof) in kept.items():
+        if "all" in opts.lines or phase in opts.lines or CALL_KEY[phase] in opts.lines:
+            lines_wanted[(phase, path)] = line_breakdown(calls, prof, opts.program)
+
+    print()
+    print("Instructions per call, PE 0 to PE 1, 2 PEs, %d measured calls each, "
+          "lowest of %d run(s):" % (opts.calls, opts.runs))
+    head = "%-28s %-7s %9s %10s %9s %9s" % ("call", "path", "own", "libfabric", "other",
+                                             "total")
+    print(head)
+    print("-" * len(head))
+    for phase, shown in CALLS.items():
+        for path in paths:
+            r = results[(CALL_KEY[phase], path)]
+            print("%-28s %-7s %9.1f %10.1f %9.1f %9.1f"
+                  % (shown, path, r["own"], r["libfabric"], r["other"], r["total"]))
+
+    for (phase, path), rows in lines_wanted.items():
+        print()
+        print("%s on %s, per source line (instructions per call):" % (CALLS[phase], path))
+        for cls, where, fn, v in rows:
+            if v >= 0.05:
+                print("  %9.1f  %-9s %-52s %s" % (v, cls, short_path(where), fn))
+
+    print()
+    missed = 0
+    for path, call, cls, limit in TARGETS:
+        if (call, path) not in results:
+            continue
+        value = results[(call, path)][cls]
+        ok = value <= limit
+        missed += not ok
+        print("target %-7s %-14s %-5s <= %3d: %9.1f  %s"
+              % (path, call, cls, limit, value, "met" if ok else "MISSED"))
+    if missed and opts.check:
+        print("icount: %d target(s) missed" % missed)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except HarnessError as e:
+        print("icount: harness error: %s" % e, file=sys.stderr)
+        sys.exit(2)
