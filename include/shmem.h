@@ -12,6 +12,10 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility; what is declared here is
+ * its interface. */
+#pragma GCC visibility push(default)
+
 /* ---- version and constants --------------------------------------------- */
 #define SHMEM_MAJOR_VERSION 1
 #define SHMEM_MINOR_VERSION 5
@@ -319,6 +323,8 @@ long(shmem_swap)(long *dest, long value, int pe);
 
 #include <weft/collectives.h>
 #include <weft/generic.h>
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -31,6 +31,10 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility; what is declared here is
+ * its interface. */
+#pragma GCC visibility push(default)
+
 #define SHMEMX_TEAM_TYPE_NODE 1   /* one host (the PEs of SHMEM_TEAM_SHARED and more) */
 #define SHMEMX_TEAM_TYPE_NUMA 2   /* one NUMA node */
 #define SHMEMX_TEAM_TYPE_SOCKET 3 /* one processor package (socket) */
@@ -43,6 +47,8 @@ int shmemx_team_split_color(shmem_team_t parent_team, int color, int key,
                             shmem_team_t *new_team);
 int shmemx_topology_count(int type);
 int shmemx_topology_id(int type, int pe);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #define WEFT_API_H
 
 #include <shmem.h>
+#include <string.h>
 
 #include "../core/runtime.h"
 #include "../core/team.h"
@@ -33,9 +34,106 @@ static inline int weft_api_pe(const char *call, const struct weft_ctx *c, int pe
     return weft_team_world_pe(t, pe);
 }
 
+/* ---- the default context's fast path ----------------------------------
+ * For the default context and a heap object of up to WEFT_FAST_MAX bytes:
+ * one unsigned compare places the object in the heap (and fails before
+ * init, when the limit is 0), one checks the PE, one load of the peer's
+ * direct mapping picks the path. Everything else (static data, contexts,
+ * large transfers, bad arguments) takes the checked path below, which
+ * names the call and the argument. */
+#define WEFT_HEAP_ADDR(OFF) ((uintptr_t)weft_fast_heap_base + (OFF))
+#define WEFT_HEAP_OFF(ADDR) ((uint64_t)((uintptr_t)(ADDR) - (uintptr_t)weft_fast_heap_base))
+
+/* The PE check of the fast path: the message is built in a cold function
+ * so the range stays a compare with memory. */
+WEFT_NORETURN void weft_fail_pe(const char *call, int pe);
+static inline void weft_fast_check_pe(const char *call, int pe)
+{
+    if (WEFT_UNLIKELY((unsigned)pe >= weft_fast_n_pes))
+        weft_fail_pe(call, pe);
+}
+
+
+static inline int weft_fast_heap(shmem_ctx_t ctx, const void *addr, size_t len, uint64_t *off)
+{
+    *off = WEFT_HEAP_OFF(addr);
+    return ctx == SHMEM_CTX_DEFAULT && len <= WEFT_FAST_MAX && *off < weft_fast_heap_limit;
+}
+
+/* shmem_TYPE_p and shmem_TYPE_g of the default context for types of up to
+ * 8 bytes keep the value in registers and need no stack frame on the fast
+ * path: a typed store or load on the direct path, a scalar call into
+ * libfabric otherwise. The rest goes to a cold function that rebuilds the
+ * address from the heap offset (so the fast path may overwrite it) and
+ * runs the checked funnel. WEFT_DEF_API_PG(N, T) defines both for a type. */
+union weft_scalar {
+    uint64_t bits;
+    unsigned char bytes[8];
+};
+#define WEFT_COLD __attribute__((cold, noinline))
+
+#define WEFT_DEF_API_PG(N, T)                                                               \
+    static WEFT_COLD void weft_p_checked_##N(uint64_t off, T value, int pe)                 \
+    {                                                                                       \
+        weft_api_put("shmem_" #N "_p", SHMEM_CTX_DEFAULT, (T *)WEFT_HEAP_ADDR(off), &value, \
+                     sizeof(T), pe, 0);                                                     \
+    }                                                                                       \
+    void shmem_##N##_p(T *dest, T value, int pe)                                            \
+    {                                                                                       \
+        uint64_t off = WEFT_HEAP_OFF(dest);                                                 \
+        if (sizeof(T) <= 8 && WEFT_LIKELY(off < weft_fast_heap_limit)) {                \
+            weft_fast_check_pe("shmem_" #N "_p", pe);                                            \
+            char *peer = weft_fast_heap_peer[(unsigned)pe];                     \
+            if (WEFT_LIKELY(peer != NULL)) {                                                \
+                *(T *)(void *)(peer + off) = value;                                         \
+                return;                                                                     \
+            }                                                                               \
+            union weft_scalar v = {0};                                                      \
+            memcpy(v.bytes, &value, sizeof(T));                                             \
+            weft_ofi_put_scalar(off, v.bits, sizeof(T), pe);                                \
+            return;                                                                         \
+        }                                                                                   \
+        weft_p_checked_##N(off, value, pe);                                                 \
+    }                                                                                       \
+    static WEFT_COLD T weft_g_checked_##N(uint64_t off, int pe)                             \
+    {                                                                                       \
+        T value;                                                                            \
+        weft_api_get("shmem_" #N "_g", SHMEM_CTX_DEFAULT, &value,                           \
+                     (const T *)WEFT_HEAP_ADDR(off), sizeof(T), pe, 0);                     \
+        return value;                                                                       \
+    }                                                                                       \
+    T shmem_##N##_g(const T *source, int pe)                                                \
+    {                                                                                       \
+        uint64_t off = WEFT_HEAP_OFF(source);                                               \
+        if (sizeof(T) <= 8 && WEFT_LIKELY(off < weft_fast_heap_limit)) {                \
+            weft_fast_check_pe("shmem_" #N "_g", pe);                                            \
+            const char *peer = weft_fast_heap_peer[(unsigned)pe];               \
+            if (WEFT_LIKELY(peer != NULL))                                                  \
+                return *(const T *)(const void *)(peer + off);                              \
+            union weft_scalar v;                                                            \
+            T value;                                                                        \
+            v.bits = weft_ofi_get_scalar(off, sizeof(T), pe);                               \
+            memcpy(&value, v.bytes, sizeof(T));                                             \
+            return value;                                                                   \
+        }                                                                                   \
+        return weft_g_checked_##N(off, pe);                                                 \
+    }
+
 static inline void weft_api_put(const char *call, shmem_ctx_t ctx, void *dest, const void *src,
                                 size_t len, int pe, int nbi)
 {
+    uint64_t fast_off;
+    if (WEFT_LIKELY(weft_fast_heap(ctx, dest, len, &fast_off))) {
+        weft_fast_check_pe(call, pe);
+        char *peer = weft_fast_heap_peer[(unsigned)pe];
+        if (WEFT_LIKELY(peer != NULL))
+            memcpy(peer + fast_off, src, len);
+        else if (nbi)
+            weft_ofi_put_nbi(weft_ctx_default.ofi, WEFT_SEG_HEAP, fast_off, src, len, pe);
+        else
+            weft_ofi_put(weft_ctx_default.ofi, WEFT_SEG_HEAP, fast_off, src, len, pe);
+        return;
+    }
     int seg;
     uint64_t off;
     struct weft_ctx *c = weft_api_ctx(call, ctx);
@@ -53,6 +151,18 @@ static inline void weft_api_put(const char *call, shmem_ctx_t ctx, void *dest, c
 static inline void weft_api_get(const char *call, shmem_ctx_t ctx, void *dest, const void *src,
                                 size_t len, int pe, int nbi)
 {
+    uint64_t fast_off;
+    if (WEFT_LIKELY(weft_fast_heap(ctx, src, len, &fast_off))) {
+        weft_fast_check_pe(call, pe);
+        const char *peer = weft_fast_heap_peer[(unsigned)pe];
+        if (WEFT_LIKELY(peer != NULL))
+            memcpy(dest, peer + fast_off, len);
+        else if (nbi)
+            weft_ofi_get_nbi(weft_ctx_default.ofi, dest, WEFT_SEG_HEAP, fast_off, len, pe);
+        else
+            weft_ofi_get(weft_ctx_default.ofi, dest, WEFT_SEG_HEAP, fast_off, len, pe);
+        return;
+    }
     int seg;
     uint64_t off;
     struct weft_ctx *c = weft_api_ctx(call, ctx);
@@ -110,10 +220,12 @@ static inline void weft_api_iget(const char *call, shmem_ctx_t ctx, void *dest, 
     weft_tx_iget(c, dest, dst * (ptrdiff_t)elem, seg, off, sst * (ptrdiff_t)elem, elem, n, pe);
 }
 
-/* Every AMO: result == NULL for the non-fetching forms. */
-static inline void weft_api_amo(const char *call, shmem_ctx_t ctx, enum weft_amo_op op,
-                                enum weft_dtype dt, const void *dest, const void *operand,
-                                const void *compare, void *result, int pe, int nbi)
+/* Every AMO: result == NULL for the non-fetching forms. The checked part
+ * stays out of line so the fast part inlines into each typed routine. */
+static __attribute__((noinline)) void
+weft_api_amo_checked(const char *call, shmem_ctx_t ctx, enum weft_amo_op op, enum weft_dtype dt,
+                     const void *dest, const void *operand, const void *compare, void *result,
+                     int pe, int nbi)
 {
     int seg;
     uint64_t off;
@@ -129,6 +241,29 @@ static inline void weft_api_amo(const char *call, shmem_ctx_t ctx, enum weft_amo
         weft_tx_amo_nbi(c, op, dt, seg, off, operand, compare, result, pe);
     else
         weft_tx_amo(c, op, dt, seg, off, operand, compare, result, pe);
+}
+
+static inline __attribute__((always_inline)) void
+weft_api_amo(const char *call, shmem_ctx_t ctx, enum weft_amo_op op, enum weft_dtype dt,
+             const void *dest, const void *operand, const void *compare, void *result, int pe,
+             int nbi)
+{
+    uint64_t fast_off;
+    size_t size = weft_dtype_size(dt);
+    if (WEFT_LIKELY(weft_fast_heap(ctx, dest, size, &fast_off) && !(fast_off & (size - 1)))) {
+        weft_fast_check_pe(call, pe);
+        char *peer = weft_fast_heap_peer[(unsigned)pe];
+        if (WEFT_LIKELY(peer != NULL))
+            weft_cpu_amo(op, dt, peer + fast_off, operand, compare, result);
+        else if (nbi)
+            weft_ofi_amo_nbi(weft_ctx_default.ofi, op, dt, WEFT_SEG_HEAP, fast_off, operand,
+                             compare, result, pe);
+        else
+            weft_ofi_amo(weft_ctx_default.ofi, op, dt, WEFT_SEG_HEAP, fast_off, operand, compare,
+                         result, pe);
+        return;
+    }
+    weft_api_amo_checked(call, ctx, op, dt, dest, operand, compare, result, pe, nbi);
 }
 
 #endif

@@ -29,7 +29,11 @@ void shmem_ctx_quiet(shmem_ctx_t ctx)
     if (ctx != SHMEM_CTX_INVALID)
         weft_tx_quiet(ctx);
 }
-void shmem_quiet(void) { shmem_ctx_quiet(SHMEM_CTX_DEFAULT); }
+void shmem_quiet(void)
+{
+    weft_check_init("shmem_quiet");
+    weft_tx_quiet(&weft_ctx_default);
+}
 
 void shmem_barrier_all(void)
 {

@@ -50,22 +50,11 @@
     {                                                                                     \
         weft_api_put("shmem_" #N "_p", ctx, dest, &value, sizeof(T), pe, 0);              \
     }                                                                                     \
-    void shmem_##N##_p(T *dest, T value, int pe)                                          \
-    {                                                                                     \
-        weft_api_put("shmem_" #N "_p", SHMEM_CTX_DEFAULT, dest, &value, sizeof(T), pe,    \
-                     0);                                                                  \
-    }                                                                                     \
+    WEFT_DEF_API_PG(N, T)                                                                 \
     T shmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe)                         \
     {                                                                                     \
         T value;                                                                          \
         weft_api_get("shmem_" #N "_g", ctx, &value, source, sizeof(T), pe, 0);            \
-        return value;                                                                     \
-    }                                                                                     \
-    T shmem_##N##_g(const T *source, int pe)                                              \
-    {                                                                                     \
-        T value;                                                                          \
-        weft_api_get("shmem_" #N "_g", SHMEM_CTX_DEFAULT, &value, source, sizeof(T), pe,  \
-                     0);                                                                  \
         return value;                                                                     \
     }                                                                                     \
     void shmem_ctx_##N##_iput(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,   \

@@ -8,12 +8,16 @@
 
 #include <stddef.h>
 
+#include "../core/runtime.h" /* WEFT_EXPORT */
+
+#pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
+
 /* Detect the launcher and connect. Fills rank and size (a program started
  * without a launcher is rank 0 of 1). Returns 0, or -1 with a message. */
 int weft_boot_init(int *rank, int *size);
 
 /* Name of the launcher protocol in use: "pmi1" (oshrun or Hydra), "singleton". */
-const char *weft_boot_name(void);
+WEFT_EXPORT const char *weft_boot_name(void);
 
 /* Publish a binary value under key for this rank (encoded as needed). */
 int weft_boot_put(const char *key, const void *val, size_t len);
@@ -36,5 +40,7 @@ __attribute__((noreturn)) void weft_boot_abort(int status, const char *msg);
 
 /* Tell the launcher we finished cleanly. */
 int weft_boot_finalize(void);
+
+#pragma GCC visibility pop
 
 #endif

@@ -74,3 +74,8 @@ void weft_fail_not_initialized(const char *call)
 {
     weft_fatal(call, "called before shmem_init (or after shmem_finalize)");
 }
+
+void weft_fail_pe(const char *call, int pe)
+{
+    weft_fatal(call, "argument pe=%d is out of range [0, %d)", pe, weft_rt.n_pes);
+}

@@ -79,6 +79,10 @@ int weft_runtime_init(int requested, int *provided)
         weft_fatal("shmem_init", "cannot initialize the libfabric transport (set WEFT_DEBUG=1 "
                    "for details; FI_PROVIDER selects a provider)");
     weft_ctx_default.ofi = weft_ofi_default_tx();
+    /* Open the fast path last: its limit gates the other inputs. */
+    weft_fast_n_pes = (unsigned)weft_rt.n_pes;
+    weft_fast_heap_peer = weft_onnode.base[WEFT_SEG_HEAP];
+    weft_fast_heap_limit = weft_rt.seg[WEFT_SEG_HEAP].size - WEFT_FAST_MAX;
     weft_team_init_predefined();
 
     /* SERIALIZED is the most we offer until contexts have their own
@@ -104,6 +108,7 @@ void weft_runtime_finalize(void)
         return;
     weft_tx_quiet(&weft_ctx_default);
     weft_barrier_all_internal();
+    weft_fast_heap_limit = 0; /* every call after this takes the checked path */
     weft_rt.initialized = 0;
     weft_rt.finalized = 1;
     weft_ofi_fini();

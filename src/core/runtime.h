@@ -10,10 +10,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
+
 #define WEFT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define WEFT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define WEFT_NORETURN __attribute__((noreturn))
 #define WEFT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+/* The library is built with -fvisibility=hidden (calls and data inside it
+ * bind directly, no PLT/GOT); the few internals that weft's own tools call
+ * are exported with this. */
+#define WEFT_EXPORT __attribute__((visibility("default")))
 
 /* Symmetric segments. Every PE has the same segments with the same sizes,
  * so an offset into a segment names the same object everywhere. */
@@ -78,6 +84,23 @@ struct weft_runtime {
 
 extern struct weft_runtime weft_rt;
 
+/* The inputs of the default context's fast path (api.h), each its own
+ * variable so that every read is one RIP-relative load (fields of one
+ * struct make the compiler materialize the struct's address first):
+ *  weft_fast_heap_base   = weft_rt.seg[WEFT_SEG_HEAP].base;
+ *  weft_fast_heap_limit  = heap size - WEFT_FAST_MAX, 0 without a heap, so
+ *                          an object of up to WEFT_FAST_MAX bytes starting
+ *                          below it lies in the heap, and before init and
+ *                          after finalize everything takes the checked path;
+ *  weft_fast_n_pes       = weft_rt.n_pes;
+ *  weft_fast_heap_peer   = each PE's directly mapped heap or NULL
+ *                          (weft_onnode.base[WEFT_SEG_HEAP]).
+ * Set in init order heap, n_pes, peers; the limit is cleared first. */
+extern char *weft_fast_heap_base;
+extern uint64_t weft_fast_heap_limit;
+extern unsigned weft_fast_n_pes;
+extern char **weft_fast_heap_peer;
+
 /* Library-private symmetric objects, allocated first in the heap so they
  * sit at the same offset on every PE. */
 #define WEFT_BARRIER_ROUNDS 32
@@ -85,6 +108,9 @@ struct weft_internal_sym {
     uint64_t barrier_flag[WEFT_BARRIER_ROUNDS]; /* dissemination barrier */
     uint64_t barrier_epoch;                      /* private count of barriers */
 };
+
+/* Largest object the fast path's single bounds compare covers. */
+#define WEFT_FAST_MAX 64
 
 /* Resolve a local symmetric address of `len` bytes to its segment and offset.
  * Returns 0 on success, -1 if any byte is outside every symmetric segment. */
@@ -157,13 +183,13 @@ enum weft_tunable_id {
 struct weft_tunable_desc {
     const char *name, *kind, *def, *doc;
 };
-extern const struct weft_tunable_desc weft_tunables[WEFT_TUN_COUNT];
+WEFT_EXPORT extern const struct weft_tunable_desc weft_tunables[WEFT_TUN_COUNT];
 
-const char *weft_tun_str(enum weft_tunable_id id);   /* value or default (never NULL) */
+WEFT_EXPORT const char *weft_tun_str(enum weft_tunable_id id);   /* value or default (never NULL) */
 long long weft_tun_int(enum weft_tunable_id id);     /* integer, aborts on garbage */
 size_t weft_tun_size(enum weft_tunable_id id);       /* with K/M/G suffixes */
 int weft_tun_bool(enum weft_tunable_id id);          /* 1/0 yes/no on/off true/false */
-int weft_tun_is_set(enum weft_tunable_id id);        /* set in the environment */
+WEFT_EXPORT int weft_tun_is_set(enum weft_tunable_id id);        /* set in the environment */
 /* Parse "64M" etc.; returns -1 on malformed input. */
 int weft_parse_size(const char *s, size_t *out);
 
@@ -193,5 +219,7 @@ void weft_heap_fini(void);
 
 /* The executable's writable segment (.data + .bss), page-aligned. */
 int weft_data_segment(char **base, size_t *size);
+
+#pragma GCC visibility pop
 
 #endif

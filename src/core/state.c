@@ -15,3 +15,8 @@ const char *const weft_amo_op_names[WEFT_AMO_NOPS] = {
 const char *const weft_dtype_names[WEFT_DT_NTYPES] = {
     "int32", "int64", "uint32", "uint64", "float", "double",
 };
+
+char *weft_fast_heap_base;
+uint64_t weft_fast_heap_limit;
+unsigned weft_fast_n_pes;
+char **weft_fast_heap_peer;

@@ -29,6 +29,8 @@
 
 #include "runtime.h"
 
+#pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
+
 #define WEFT_TEAM_SLOTS 64     /* at most 64 multi-PE teams per PE, world included */
 #define WEFT_TEAM_ROUNDS 32    /* log2 of the largest team */
 #define WEFT_TEAM_NO_SLOT (-1)
@@ -58,8 +60,8 @@ struct weft_team {
     uint64_t expect[WEFT_TF_COUNT]; /* signals awaited so far per counter */
 };
 
-extern struct weft_team weft_team_world;
-extern struct weft_team weft_team_shared;
+WEFT_EXPORT extern struct weft_team weft_team_world; /* SHMEM_TEAM_WORLD */
+WEFT_EXPORT extern struct weft_team weft_team_shared; /* SHMEM_TEAM_SHARED */
 
 /* Called once from weft_runtime_init by every PE, after the heap and the
  * transport are up and before the init barrier: reserves the scratch pool
@@ -133,5 +135,7 @@ void weft_team_claim_slot(int slot);
 /* The one query behind SHMEM_TEAM_SHARED and shmem_team_ptr: may this PE
  * reach world PE pe's symmetric memory with loads and stores? */
 int weft_team_pe_is_local(int pe);
+
+#pragma GCC visibility pop
 
 #endif

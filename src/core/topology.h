@@ -18,6 +18,8 @@
 #ifndef WEFT_TOPOLOGY_H
 #define WEFT_TOPOLOGY_H
 
+#pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
+
 enum weft_topo_type {
     WEFT_TOPO_NODE,
     WEFT_TOPO_NUMA,
@@ -40,5 +42,7 @@ int weft_topology_count(enum weft_topo_type t);
 const int *weft_topology_ids(enum weft_topo_type t);
 /* Where the answers come from: "simulated", "hwloc", "host". */
 const char *weft_topology_source(void);
+
+#pragma GCC visibility pop
 
 #endif

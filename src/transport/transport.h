@@ -12,6 +12,8 @@
 #include "ofi/ofi.h"
 #include "onnode/onnode.h"
 
+#pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
+
 /* A communication context as the API layer sees it (shmem_ctx_t points to
  * one). Each carries its own transport resources. */
 struct weft_ctx {
@@ -20,7 +22,7 @@ struct weft_ctx {
     struct weft_team *team;
 };
 
-extern struct weft_ctx weft_ctx_default;
+WEFT_EXPORT extern struct weft_ctx weft_ctx_default; /* SHMEM_CTX_DEFAULT */
 
 static inline void weft_tx_put(struct weft_ctx *c, int seg, uint64_t off, const void *src,
                                size_t len, int pe)
@@ -122,14 +124,18 @@ static inline void weft_tx_notify(struct weft_ctx *c, int seg, uint64_t off, uin
 static inline void weft_tx_quiet(struct weft_ctx *c)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    weft_ofi_quiet(c->ofi);
+    if (weft_ofi_active(c->ofi))
+        weft_ofi_quiet(c->ofi);
 }
 /* fence: direct stores to one PE are ordered by a release fence. */
 static inline void weft_tx_fence(struct weft_ctx *c)
 {
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    weft_ofi_fence(c->ofi);
+    if (weft_ofi_active(c->ofi))
+        weft_ofi_fence(c->ofi);
 }
 static inline void weft_tx_progress(void) { weft_ofi_progress(); }
+
+#pragma GCC visibility pop
 
 #endif

@@ -12,10 +12,22 @@
 
 #include "../../core/runtime.h"
 
+#pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
+
 /* Per-context transmit resources (endpoint, counters, issued counts). The
  * default context owns the first one; layout is private to ofi_*.c and the
  * inline functions below. */
 struct weft_ofi_tx;
+
+/* The part of struct weft_ofi_tx the inline fast paths read: whether
+ * anything was issued through libfabric since the last quiet. */
+struct weft_ofi_tx_head {
+    int active;
+};
+static inline int weft_ofi_active(const struct weft_ofi_tx *tx)
+{
+    return ((const struct weft_ofi_tx_head *)(const void *)tx)->active;
+}
 
 /* Open fabric/domain/endpoint/AV/counters, register every segment in
  * weft_rt.seg[], exchange addresses and keys through the bootstrap
@@ -34,6 +46,11 @@ void weft_ofi_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src
 void weft_ofi_put_nbi(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len, int pe);
 void weft_ofi_get(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len, int pe);
 void weft_ofi_get_nbi(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len, int pe);
+
+/* The default context's p and g of up to 8 bytes to the heap, the value
+ * in the first len bytes of the 8-byte word's memory representation. */
+void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe);
+uint64_t weft_ofi_get_scalar(uint64_t off, size_t len, int pe);
 
 /* An 8-byte injected write that quiet does not flush: for flags whose only
  * reader waits for them (see weft_tx_notify). */
@@ -69,9 +86,11 @@ void weft_ofi_fence(struct weft_ofi_tx *tx);
 void weft_ofi_progress(void);
 
 /* Introspection for weft-info and SHMEM_INFO. */
-const char *weft_ofi_provider_name(void);
-void weft_ofi_describe(FILE *out); /* provider, mr_mode, limits, AMO table */
+WEFT_EXPORT const char *weft_ofi_provider_name(void);
+WEFT_EXPORT void weft_ofi_describe(FILE *out); /* provider, mr_mode, limits, AMO table */
 /* 1 if (op, dt) is executed natively by the provider, 0 if in software. */
 int weft_ofi_amo_is_native(enum weft_amo_op op, enum weft_dtype dt);
+
+#pragma GCC visibility pop
 
 #endif

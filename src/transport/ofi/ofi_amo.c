@@ -175,6 +175,7 @@ static void sw_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype 
     uint64_t args[4] = {(uint64_t)op | (uint64_t)dt << 8 | (uint64_t)seg << 16, off, token,
                         (uint64_t)(uintptr_t)tx};
     tx->am_issued++;
+    tx->head.active = 1;
     weft_am_send(pe, WEFT_AM_H_AMO_REQ, args, 4, payload, sizeof payload);
     if (wait) {
         unsigned spins = 0;
@@ -207,6 +208,7 @@ static void native_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dt
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_inject_atomic", pe, rc);
         tx->w_issued++;
+        tx->head.active = 1;
         weft_ofi_mark_dirty(tx, pe); /* injects have no delivery semantics */
         return;
     }
@@ -266,6 +268,7 @@ static void native_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dt
             weft_ofi_fail("fi_fetch_atomic", pe, rc);
     }
     tx->r_issued++;
+    tx->head.active = 1;
     if (blocking) {
         weft_ofi_wait_reads(tx, "shmem_atomic");
         if (bounce_res && result)

@@ -19,6 +19,8 @@
 
 #include "ofi.h"
 
+#pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
+
 /* Slots that hold operands of non-blocking fetching AMOs until completion. */
 #define WEFT_OFI_NBI_SLOTS 256
 /* Size of the registered bounce/scratch buffer (FI_MR_LOCAL providers and
@@ -33,6 +35,7 @@ enum weft_ofi_rc {
 
 /* Per-context transmit resources. A later shmem_ctx_create gets its own. */
 struct weft_ofi_tx {
+    struct weft_ofi_tx_head head; /* first: read inline through ofi.h */
     struct fid_ep *ep;
     struct fid_cntr *wcntr; /* FI_WRITE: writes, non-fetching atomics */
     struct fid_cntr *rcntr; /* FI_READ: reads, fetching/compare atomics */
@@ -140,5 +143,7 @@ void weft_ofi_amo_init(void);
 /* Progress thread (ofi_init.c). */
 int weft_ofi_thread_start(void);
 void weft_ofi_thread_stop(void);
+
+#pragma GCC visibility pop
 
 #endif

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
+
 #define WEFT_AM_MAX_ARGS 4
 #define WEFT_AM_BUF_SIZE 2048 /* bytes per posted receive buffer */
 
@@ -57,5 +59,7 @@ void weft_am_fini(void);
 void weft_am_poll(void);
 /* 1 while the calling thread is inside weft_am_poll (handler context). */
 int weft_am_in_handler(void);
+
+#pragma GCC visibility pop
 
 #endif

@@ -46,6 +46,7 @@ static void bounce_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const char
         if (rc)
             weft_ofi_fail("fi_write", pe, rc);
         tx->w_issued++;
+        tx->head.active = 1;
         weft_ofi_wait_writes(tx, "shmem_put");
         src += c;
         off += c;
@@ -70,6 +71,7 @@ static void bounce_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off,
         if (rc)
             weft_ofi_fail("fi_read", pe, rc);
         tx->r_issued++;
+        tx->head.active = 1;
         weft_ofi_wait_reads(tx, "shmem_get");
         memcpy(dst, tx->bounce, c);
         dst += c;
@@ -91,7 +93,32 @@ static void inject_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void
     if (WEFT_UNLIKELY(rc))
         weft_ofi_fail("fi_inject_write", pe, rc);
     tx->w_issued++;
+    tx->head.active = 1;
     weft_ofi_mark_dirty(tx, pe);
+}
+
+void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
+{
+    struct weft_ofi_tx *tx = &weft_ofi.tx0;
+    /* The common case straight to the provider; EAGAIN, errors and tiny
+     * inject limits take the general path. */
+    if (WEFT_LIKELY(len <= weft_ofi.inject_size) &&
+        WEFT_LIKELY(fi_inject_write(tx->ep, &bits, len, (fi_addr_t)pe,
+                                    weft_ofi_raddr(pe, WEFT_SEG_HEAP, off),
+                                    weft_ofi_rkey(pe, WEFT_SEG_HEAP)) == 0)) {
+        tx->w_issued++;
+        tx->head.active = 1;
+        weft_ofi_mark_dirty(tx, pe);
+        return;
+    }
+    weft_ofi_put(tx, WEFT_SEG_HEAP, off, &bits, len, pe);
+}
+
+uint64_t weft_ofi_get_scalar(uint64_t off, size_t len, int pe)
+{
+    uint64_t bits = 0;
+    weft_ofi_get(&weft_ofi.tx0, &bits, WEFT_SEG_HEAP, off, len, pe);
+    return bits;
 }
 
 void weft_ofi_notify(struct weft_ofi_tx *tx, int seg, uint64_t off, uint64_t value, int pe)
@@ -105,6 +132,7 @@ void weft_ofi_notify(struct weft_ofi_tx *tx, int seg, uint64_t off, uint64_t val
     if (WEFT_UNLIKELY(rc))
         weft_ofi_fail("fi_inject_write", pe, rc);
     tx->w_issued++;
+    tx->head.active = 1;
 }
 
 void weft_ofi_put_nbi(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
@@ -132,6 +160,7 @@ void weft_ofi_put_nbi(struct weft_ofi_tx *tx, int seg, uint64_t off, const void 
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_write", pe, rc);
         tx->w_issued++;
+        tx->head.active = 1;
         s += c;
         raddr += c;
         len -= c;
@@ -171,6 +200,7 @@ void weft_ofi_get_nbi(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, 
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_read", pe, rc);
         tx->r_issued++;
+        tx->head.active = 1;
         d += c;
         raddr += c;
         len -= c;
@@ -228,6 +258,7 @@ static void strided_msgs(struct weft_ofi_tx *tx, int write, char *local, ptrdiff
             tx->w_issued++;
         else
             tx->r_issued++;
+        tx->head.active = 1;
     }
 }
 
@@ -283,6 +314,7 @@ static void flush_dirty(struct weft_ofi_tx *tx)
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_read (quiet flush)", pe, rc);
         tx->r_issued++;
+        tx->head.active = 1;
     }
     tx->ndirty = 0;
 }
@@ -297,6 +329,7 @@ void weft_ofi_quiet(struct weft_ofi_tx *tx)
     while (__atomic_load_n(&tx->am_done, __ATOMIC_ACQUIRE) != tx->am_issued)
         weft_poll_yield(&spins);
     tx->nbi_used = 0;
+    tx->head.active = 0;
 }
 
 void weft_ofi_fence(struct weft_ofi_tx *tx)

@@ -29,6 +29,8 @@
 
 #include "../../core/runtime.h"
 
+#pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
+
 struct weft_onnode_state {
     char **base[WEFT_NSEGS]; /* [seg][pe]: mapped segment or NULL */
     int enabled;             /* direct path on for this PE's node */
@@ -48,7 +50,7 @@ int weft_onnode_share_static(void);
  * two exchanges). Needs the topology's node ids and the segments. */
 void weft_onnode_init(void);
 void weft_onnode_fini(void);
-void weft_onnode_describe(FILE *out);
+WEFT_EXPORT void weft_onnode_describe(FILE *out);
 
 /* Address of (seg, off) on PE pe through the direct path, or NULL. */
 static inline char *weft_onnode_addr(int seg, uint64_t off, int pe)
@@ -56,5 +58,7 @@ static inline char *weft_onnode_addr(int seg, uint64_t off, int pe)
     char *b = weft_onnode.base[seg][pe];
     return b ? b + off : NULL;
 }
+
+#pragma GCC visibility pop
 
 #endif
