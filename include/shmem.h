@@ -1,6 +1,8 @@
-/* shmem.h: the OpenSHMEM 1.5 interface of weft. The typed routines are
- * declared from the type tables in weft/types.h, one macro per routine
- * family, so every type gets exactly the same set of routines. */
+/* shmem.h: the OpenSHMEM 1.5 interface of weft, for C and C++. The typed
+ * routines are declared from the type tables in weft/types.h, one macro per
+ * routine family, so every type gets exactly the same set of routines; the
+ * generic routines are C11 _Generic selections in C (weft/generic.h) and
+ * overloads in C++ (weft/cxx.h). */
 #ifndef SHMEM_H
 #define SHMEM_H
 
@@ -90,11 +92,21 @@ typedef struct {
 extern struct weft_ctx weft_ctx_default;
 extern struct weft_team weft_team_world;
 extern struct weft_team weft_team_shared;
+#ifdef __cplusplus
+/* No casts in C++: programs built with -Wold-style-cast or
+ * -Wzero-as-null-pointer-constant use these handles too. */
+#define SHMEM_CTX_DEFAULT (&weft_ctx_default)
+#define SHMEM_CTX_INVALID (static_cast<shmem_ctx_t>(nullptr))
+#define SHMEM_TEAM_WORLD (&weft_team_world)
+#define SHMEM_TEAM_SHARED (&weft_team_shared)
+#define SHMEM_TEAM_INVALID (static_cast<shmem_team_t>(nullptr))
+#else
 #define SHMEM_CTX_DEFAULT ((shmem_ctx_t)&weft_ctx_default)
 #define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
 #define SHMEM_TEAM_WORLD ((shmem_team_t)&weft_team_world)
 #define SHMEM_TEAM_SHARED ((shmem_team_t)&weft_team_shared)
 #define SHMEM_TEAM_INVALID ((shmem_team_t)0)
+#endif
 
 /* ---- library setup, query, exit ----------------------------------------- */
 void shmem_init(void);
@@ -316,10 +328,14 @@ WEFT_AMO_EXT_TYPES(WEFT_DECL_AMO_DEPR_EXT)
 WEFT_WAIT_DEPRECATED_TYPES(WEFT_DECL_WAIT_DEPR)
 #undef WEFT_DECL_WAIT_DEPR
 /* Untyped (long) forms from OpenSHMEM 1.0; parenthesized so the C11 generic
- * macros of the same name do not expand here. */
+ * macros of the same name do not expand here. C++ does not see them: its
+ * long overloads of these generic names (weft/cxx.h) do the same thing, and
+ * a C-linkage function with the same parameters would clash with them. */
+#ifndef __cplusplus
 void(shmem_wait)(long *ivar, long cmp_value);
 void(shmem_wait_until)(long *ivar, int cmp, long cmp_value);
 long(shmem_swap)(long *dest, long value, int pe);
+#endif
 
 #include <weft/collectives.h>
 #include <weft/generic.h>
@@ -328,5 +344,7 @@ long(shmem_swap)(long *dest, long value, int pe);
 
 #ifdef __cplusplus
 }
+/* C++ has no _Generic: the generic routines are overloads there. */
+#include <weft/cxx.h>
 #endif
 #endif

@@ -1,7 +1,8 @@
 /* weft/collectives.h: teams and collective routines of shmem.h (OpenSHMEM
  * 1.5, plus shmem_team_ptr and the scans of 1.6), included by shmem.h.
  * Typed routines are declared from the tables of weft/types.h; the C11
- * generic selections at the end dispatch on the dest argument. */
+ * generic selections at the end dispatch on the dest argument (C++ gets
+ * overloads of the same names from weft/cxx.h). */
 #ifndef WEFT_COLLECTIVES_H
 #define WEFT_COLLECTIVES_H
 

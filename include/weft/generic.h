@@ -1,7 +1,8 @@
 /* weft/generic.h owns the C11 _Generic selections of shmem.h: one macro per
  * generic routine, built from the same type tables as the typed routines.
  * A routine with a context form accepts both shmem_put(dest, src, n, pe)
- * and shmem_put(ctx, dest, src, n, pe): the first argument's type decides. */
+ * and shmem_put(ctx, dest, src, n, pe): the first argument's type decides.
+ * C++ gets the same routines as overloads from weft/cxx.h instead. */
 #ifndef WEFT_GENERIC_H
 #define WEFT_GENERIC_H
 

@@ -157,9 +157,22 @@ typedef struct { uint64_t w[2]; } weft_u128_t;
     X(double, double, F64, Y)                               \
     X(longdouble, long double, NONE, Y)
 
+/* The complex element types: C's _Complex types in C++ too, where they are
+ * an extension of g++ and clang++ (__extension__ keeps -pedantic quiet), so
+ * C++ programs that keep complex data as float _Complex, as with other
+ * OpenSHMEM libraries, call the typed routines unchanged. weft/cxx.h adds
+ * std::complex overloads. */
+#ifdef __cplusplus
+__extension__ typedef double _Complex weft_complexd_t;
+__extension__ typedef float _Complex weft_complexf_t;
+#else
+typedef double _Complex weft_complexd_t;
+typedef float _Complex weft_complexf_t;
+#endif
+
 #define WEFT_REDUCE_COMPLEX_TYPES(X)                        \
-    X(complexd, double _Complex, NONE, Y)                   \
-    X(complexf, float _Complex, NONE, Y)
+    X(complexd, weft_complexd_t, NONE, Y)                   \
+    X(complexf, weft_complexf_t, NONE, Y)
 
 #define WEFT_REDUCE_ARITH_TYPES(X)                          \
     WEFT_REDUCE_MINMAX_TYPES(X)                             \
