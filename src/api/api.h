@@ -131,4 +131,9 @@ static inline void weft_api_amo(const char *call, shmem_ctx_t ctx, enum weft_amo
         weft_tx_amo(c, op, dt, seg, off, operand, compare, result, pe);
 }
 
+/* p2p.c: block until *ivar compares true (SHMEM_CMP_*, unsigned) against
+ * cmp_value, polling with progress; returns the value that satisfied it. */
+uint64_t weft_api_wait_until_u64(const char *call, const uint64_t *ivar, int cmp,
+                                 uint64_t cmp_value);
+
 #endif

@@ -61,6 +61,9 @@ static inline void weft_tx_amo_nbi(struct weft_ctx *c, enum weft_amo_op op, enum
     weft_ofi_amo_nbi(c->ofi, op, dt, seg, off, operand, compare, result, pe);
 }
 static inline void weft_tx_quiet(struct weft_ctx *c) { weft_ofi_quiet(c->ofi); }
+/* Contract every path must keep (put-with-signal relies on it): a put
+ * issued on c before the fence is visible at its target before any AMO
+ * issued on c after the fence takes effect there. */
 static inline void weft_tx_fence(struct weft_ctx *c) { weft_ofi_fence(c->ofi); }
 static inline void weft_tx_progress(void) { weft_ofi_progress(); }
 
