@@ -295,6 +295,145 @@ void shmem_set_lock(long *lock);
 void shmem_clear_lock(long *lock);
 int shmem_test_lock(long *lock);
 
+/* ---- OpenSHMEM 1.6: setup query ---------------------------------------------
+ * shmem_query_initialized(&flag)
+ *     flag = nonzero between an initialization call and its matching
+ *     shmem_finalize, zero before shmem_init and after the last
+ *     shmem_finalize. May be called at any time, from any thread.
+ * Initialization calls nest (1.6): every shmem_init / shmem_init_thread
+ * needs its own shmem_finalize; only the last one releases the library, the
+ * others act as shmem_barrier_all. weft cannot be initialized again after
+ * that last finalize: shmem_init then aborts and shmem_init_thread returns
+ * nonzero, both with a message (docs/conformance.md). */
+void shmem_query_initialized(int *initialized);
+
+/* ---- OpenSHMEM 1.6: interleaved block transfers -------------------------------
+ * shmem_TYPE_ibput(dest, source, dst, sst, bsize, nblocks, pe)
+ *     copies nblocks blocks of bsize contiguous elements: block k is read
+ *     from source + k*sst and written to dest + k*dst on PE pe (strides in
+ *     elements, measured from block start to block start; the spec asks for
+ *     strides >= 1). Returns once source may be reused; delivery is
+ *     complete at the next quiet. bsize = 1 is shmem_TYPE_iput.
+ * shmem_TYPE_ibget(dest, source, dst, sst, bsize, nblocks, pe)
+ *     the same from symmetric source on PE pe into local dest; returns when
+ *     dest holds the data.
+ * Sized forms move SIZE-bit elements (8, 16, 32, 64, 128). nblocks = 0 or
+ * bsize = 0 moves nothing. pe is relative to the context's team. */
+#define WEFT_DECL_IBRMA(N, T, D, G)                                                      \
+    void shmem_##N##_ibput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,       \
+                           size_t bsize, size_t nblocks, int pe);                        \
+    void shmem_ctx_##N##_ibput(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, \
+                               ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);     \
+    void shmem_##N##_ibget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,       \
+                           size_t bsize, size_t nblocks, int pe);                        \
+    void shmem_ctx_##N##_ibget(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, \
+                               ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+WEFT_RMA_TYPES(WEFT_DECL_IBRMA)
+#undef WEFT_DECL_IBRMA
+#define WEFT_DECL_IBRMA_SIZED(B, T)                                                      \
+    void shmem_ibput##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,    \
+                        size_t bsize, size_t nblocks, int pe);                           \
+    void shmem_ctx_ibput##B(shmem_ctx_t ctx, void *dest, const void *source,             \
+                            ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,  \
+                            int pe);                                                     \
+    void shmem_ibget##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,    \
+                        size_t bsize, size_t nblocks, int pe);                           \
+    void shmem_ctx_ibget##B(shmem_ctx_t ctx, void *dest, const void *source,             \
+                            ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,  \
+                            int pe);
+WEFT_RMA_SIZES(WEFT_DECL_IBRMA_SIZED)
+#undef WEFT_DECL_IBRMA_SIZED
+
+/* ---- signaling operations (OpenSHMEM 1.5 9.8, 1.6 add/set) -------------------
+ * A signal is a symmetric uint64_t, 8-byte aligned, updated only as a whole
+ * and atomically by the routines below (and read by signal_fetch,
+ * signal_wait_until and the uint64 wait/test routines).
+ *
+ * shmem_TYPE_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe)
+ *     puts nelems elements to dest on PE pe, then updates sig_addr on PE pe
+ *     with signal: sig_op SHMEM_SIGNAL_SET stores it, SHMEM_SIGNAL_ADD adds
+ *     it. Whoever sees the update also sees all of dest written (the
+ *     signal is never visible before the data). Returns once source may be
+ *     reused. nelems = 0 still updates the signal. dest and sig_addr must
+ *     not overlap. No order is implied against other puts without a fence.
+ * shmem_TYPE_put_signal_nbi(...)
+ *     the same, returning at once; source must stay unchanged until the
+ *     next quiet on the context, which also completes the whole operation.
+ * shmem_putSIZE_signal[_nbi], shmem_putmem_signal[_nbi]: untyped forms
+ *     (SIZE-bit elements; bytes for mem).
+ * shmem_signal_set(sig_addr, signal, pe) / shmem_signal_add(...)
+ *     the signal update alone (1.6), atomic with respect to put_signal with
+ *     the same operator.
+ * shmem_signal_fetch(sig_addr)
+ *     atomically reads the calling PE's own signal.
+ * shmem_signal_wait_until(sig_addr, cmp, cmp_value)
+ *     blocks until the calling PE's signal compares (SHMEM_CMP_*, unsigned)
+ *     true against cmp_value and returns the value that satisfied it.
+ * Every ctx form works on the given context; pe is relative to its team. */
+#define WEFT_DECL_PUT_SIGNAL(N, T, D, G)                                                 \
+    void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems,                 \
+                                uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);\
+    void shmem_ctx_##N##_put_signal(shmem_ctx_t ctx, T *dest, const T *source,           \
+                                    size_t nelems, uint64_t *sig_addr, uint64_t signal,  \
+                                    int sig_op, int pe);                                 \
+    void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,             \
+                                    uint64_t *sig_addr, uint64_t signal, int sig_op,     \
+                                    int pe);                                             \
+    void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T *dest, const T *source,       \
+                                        size_t nelems, uint64_t *sig_addr,               \
+                                        uint64_t signal, int sig_op, int pe);
+WEFT_RMA_TYPES(WEFT_DECL_PUT_SIGNAL)
+#undef WEFT_DECL_PUT_SIGNAL
+#define WEFT_DECL_PUT_SIGNAL_BYTES(NAME, T)                                              \
+    void shmem_put##NAME##_signal(void *dest, const void *source, size_t nelems,         \
+                                  uint64_t *sig_addr, uint64_t signal, int sig_op,       \
+                                  int pe);                                               \
+    void shmem_ctx_put##NAME##_signal(shmem_ctx_t ctx, void *dest, const void *source,   \
+                                      size_t nelems, uint64_t *sig_addr, uint64_t signal,\
+                                      int sig_op, int pe);                               \
+    void shmem_put##NAME##_signal_nbi(void *dest, const void *source, size_t nelems,     \
+                                      uint64_t *sig_addr, uint64_t signal, int sig_op,   \
+                                      int pe);                                           \
+    void shmem_ctx_put##NAME##_signal_nbi(shmem_ctx_t ctx, void *dest,                   \
+                                          const void *source, size_t nelems,             \
+                                          uint64_t *sig_addr, uint64_t signal,           \
+                                          int sig_op, int pe);
+WEFT_RMA_SIZES(WEFT_DECL_PUT_SIGNAL_BYTES)
+WEFT_DECL_PUT_SIGNAL_BYTES(mem, unsigned char)
+#undef WEFT_DECL_PUT_SIGNAL_BYTES
+void shmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe);
+void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
+void shmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe);
+void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
+uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
+uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+
+/* ---- OpenSHMEM 1.6: per-PE completion ------------------------------------------
+ * shmem_pe_quiet(target_pes, npes) / shmem_ctx_pe_quiet(ctx, ...)
+ *     what shmem_quiet guarantees, for the operations to the listed PEs
+ *     (relative to the context's team); npes = 0 returns at once and
+ *     ignores target_pes. weft completes the whole context, which the spec
+ *     allows. No-op on SHMEM_CTX_INVALID, like shmem_ctx_quiet. */
+void shmem_pe_quiet(const int *target_pes, size_t npes);
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
+
+/* ---- OpenSHMEM 1.6: communication sessions -------------------------------------
+ * shmem_ctx_session_start(ctx, options, config, config_mask)
+ *     announces a phase of communication on ctx with SHMEM_CTX_SESSION_*
+ *     option hints (BATCH: latency-tolerant, may be coalesced) and, where
+ *     config_mask has SHMEM_CTX_SESSION_TOTAL_OPS, config->total_ops (the
+ *     expected number of RMA calls). shmem_ctx_session_stop(ctx) ends it.
+ * Hints only: they change no completion or ordering semantics, and weft
+ * does not act on them yet. Both are no-ops on SHMEM_CTX_INVALID. */
+#define SHMEM_CTX_SESSION_BATCH (1L << 0)
+#define SHMEM_CTX_SESSION_TOTAL_OPS (1L << 0)
+typedef struct {
+    size_t total_ops;
+} shmem_ctx_session_config_t;
+void shmem_ctx_session_start(shmem_ctx_t ctx, long options,
+                             const shmem_ctx_session_config_t *config, long config_mask);
+void shmem_ctx_session_stop(shmem_ctx_t ctx);
+
 /* ---- deprecated interfaces kept for existing programs ------------------------ */
 void start_pes(int npes);
 int _my_pe(void);

@@ -206,6 +206,33 @@ void weft_generic_no_matching_type(void);
 #define shmem_test_some_vector(...)                                                       \
     WEFT_GENERIC(WEFT_P2P_TYPES, test_some_vector, __VA_ARGS__)
 
+/* Put-with-signal (1.5) and interleaved block transfers (1.6) over the RMA
+ * types, with and without a context. */
+#define WEFT_G_put_signal(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmem_##N##_put_signal)
+#define WEFT_GC_put_signal(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmem_ctx_##N##_put_signal)
+#define WEFT_G_put_signal_nbi(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmem_##N##_put_signal_nbi)
+#define WEFT_GC_put_signal_nbi(N, T, D, G)                                                \
+    WEFT_GEN_ASSOC(G, T, shmem_ctx_##N##_put_signal_nbi)
+#define WEFT_G_ibput(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmem_##N##_ibput)
+#define WEFT_GC_ibput(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmem_ctx_##N##_ibput)
+#define WEFT_G_ibget(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmem_##N##_ibget)
+#define WEFT_GC_ibget(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmem_ctx_##N##_ibget)
+
+#define shmem_put_signal(...) WEFT_GENERIC_CTX(WEFT_RMA_TYPES, put_signal, __VA_ARGS__)
+#define shmem_put_signal_nbi(...) WEFT_GENERIC_CTX(WEFT_RMA_TYPES, put_signal_nbi, __VA_ARGS__)
+#define shmem_ibput(...) WEFT_GENERIC_CTX(WEFT_RMA_TYPES, ibput, __VA_ARGS__)
+#define shmem_ibget(...) WEFT_GENERIC_CTX(WEFT_RMA_TYPES, ibget, __VA_ARGS__)
+
+/* Untyped routines whose only generic form adds a leading context (1.6
+ * shmem_signal_set(ctx, sig_addr, signal, pe)): a context picks the
+ * shmem_ctx_ routine, anything else the plain one. The plain name inside
+ * its own expansion is not expanded again, so it names the function. */
+#define WEFT_CTX_OR_PLAIN(NAME, ...)                                                      \
+    _Generic(WEFT_ARG1(__VA_ARGS__), shmem_ctx_t: shmem_ctx_##NAME, default: shmem_##NAME)( \
+        __VA_ARGS__)
+#define shmem_signal_set(...) WEFT_CTX_OR_PLAIN(signal_set, __VA_ARGS__)
+#define shmem_signal_add(...) WEFT_CTX_OR_PLAIN(signal_add, __VA_ARGS__)
+
 /* shmem_sync(team) (1.5) and the deprecated active-set
  * shmem_sync(PE_start, logPE_stride, PE_size, pSync) share a name: the
  * argument count picks. shmem_sync inside its own expansion is not expanded

@@ -266,4 +266,9 @@ weft_api_amo(const char *call, shmem_ctx_t ctx, enum weft_amo_op op, enum weft_d
     weft_api_amo_checked(call, ctx, op, dt, dest, operand, compare, result, pe, nbi);
 }
 
+/* p2p.c: block until *ivar compares true (SHMEM_CMP_*, unsigned) against
+ * cmp_value, polling with progress; returns the value that satisfied it. */
+uint64_t weft_api_wait_until_u64(const char *call, const uint64_t *ivar, int cmp,
+                                 uint64_t cmp_value);
+
 #endif

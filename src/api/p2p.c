@@ -57,6 +57,24 @@ static void p2p_wait_one(const char *call, const void *ivar, size_t size, int sg
         weft_poll_yield(&spins);
 }
 
+/* The wait engine for a 64-bit unsigned variable that also reports the
+ * value it saw satisfy the condition (shmem_signal_wait_until returns it):
+ * loading again after the wait could see a later update that no longer
+ * satisfies it. */
+uint64_t weft_api_wait_until_u64(const char *call, const uint64_t *ivar, int cmp,
+                                 uint64_t cmp_value)
+{
+    weft_check_init(call);
+    check_cmp(call, cmp);
+    unsigned spins = 0;
+    for (;;) {
+        uint64_t seen = load_unsigned(ivar, sizeof *ivar);
+        if (WEFT_COMPARE(cmp, seen, cmp_value))
+            return seen;
+        weft_poll_yield(&spins);
+    }
+}
+
 /* Where the next ANY scan starts. The spec asks that if element i keeps
  * satisfying the condition, a series of calls eventually returns i, so
  * successive scans start one element further on. */

@@ -1,19 +1,67 @@
-/* setup.c owns library setup and query routines: init, finalize, exit,
- * PE identity, accessibility, shmem_ptr, version, and their deprecated
- * names (start_pes, _my_pe, _num_pes). */
+/* setup.c owns library setup and query routines: init (nested, 1.6),
+ * finalize, query_initialized, exit, PE identity, accessibility, shmem_ptr,
+ * version, and their deprecated names (start_pes, _my_pe, _num_pes). */
 #include <string.h>
 
 #include "../core/team.h"
 #include "api.h"
 
-void shmem_init(void) { weft_runtime_init(SHMEM_THREAD_SINGLE, NULL); }
+/* OpenSHMEM 1.6 lets initialization calls nest: each needs its own
+ * shmem_finalize and only the last finalize tears the library down. This
+ * counts the calls not yet matched. */
+static int unmatched_inits;
+
+/* Re-initialization after the last finalize (also 1.6) is not supported:
+ * finalize closes the launcher connection, which cannot be reopened, and
+ * the job-wide address exchange would have to run again under new keys. */
+static const char reinit_refusal[] =
+    "the library was finalized and weft cannot initialize it again in the same process "
+    "(OpenSHMEM 1.6 allows it; see docs/conformance.md): keep one shmem_init ... "
+    "shmem_finalize pair around all OpenSHMEM use, or nest the pairs";
+
+/* Returns 1 when the library is already up and this call only nests. */
+static int nested_init(int *provided)
+{
+    if (!weft_rt.initialized)
+        return 0;
+    unmatched_inits++;
+    if (provided)
+        *provided = weft_rt.thread_level;
+    return 1;
+}
+
+void shmem_init(void)
+{
+    if (nested_init(NULL))
+        return;
+    if (weft_rt.finalized)
+        weft_fatal("shmem_init", "%s", reinit_refusal);
+    weft_runtime_init(SHMEM_THREAD_SINGLE, NULL);
+    unmatched_inits = 1;
+}
 
 int shmem_init_thread(int requested, int *provided)
 {
     if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
         weft_fatal("shmem_init_thread", "argument requested=%d is not a SHMEM_THREAD_* level",
                    requested);
-    return weft_runtime_init(requested, provided);
+    if (nested_init(provided))
+        return 0;
+    /* init_thread has a failure return: use it rather than abort. */
+    if (weft_rt.finalized) {
+        weft_warn("shmem_init_thread", "%s", reinit_refusal);
+        return 1;
+    }
+    int rc = weft_runtime_init(requested, provided);
+    unmatched_inits = 1;
+    return rc;
+}
+
+void shmem_query_initialized(int *initialized)
+{
+    if (WEFT_UNLIKELY(initialized == NULL))
+        weft_fatal("shmem_query_initialized", "argument initialized is NULL");
+    *initialized = weft_rt.initialized;
 }
 
 void shmem_query_thread(int *provided)
@@ -23,7 +71,17 @@ void shmem_query_thread(int *provided)
         *provided = weft_rt.thread_level;
 }
 
-void shmem_finalize(void) { weft_runtime_finalize(); }
+/* A finalize that is not the last acts as shmem_barrier_all (1.6). */
+void shmem_finalize(void)
+{
+    if (weft_rt.initialized && unmatched_inits > 1) {
+        unmatched_inits--;
+        weft_barrier_all_internal();
+        return;
+    }
+    unmatched_inits = 0;
+    weft_runtime_finalize();
+}
 
 void shmem_global_exit(int status) { weft_runtime_global_exit(status); }
 

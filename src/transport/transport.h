@@ -127,7 +127,10 @@ static inline void weft_tx_quiet(struct weft_ctx *c)
     if (weft_ofi_active(c->ofi))
         weft_ofi_quiet(c->ofi);
 }
-/* fence: direct stores to one PE are ordered by a release fence. */
+/* fence: direct stores to one PE are ordered by a release fence; anything
+ * issued through libfabric is completed. Contract every path keeps
+ * (put-with-signal relies on it): a put issued on c before the fence is
+ * visible at its target before any AMO issued on c after it takes effect. */
 static inline void weft_tx_fence(struct weft_ctx *c)
 {
     __atomic_thread_fence(__ATOMIC_RELEASE);

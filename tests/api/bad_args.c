@@ -8,11 +8,27 @@
  *   bad_args put-pe-neg    shmem_long_put to pe = -1                  -> pe
  *   bad_args amo-pe-n      shmem_int_atomic_fetch_add to pe = n_pes   -> pe
  *   bad_args p-nonsym      shmem_double_p with dest from malloc       -> dest
+ * Signals, blocked transfers and the other 1.6 routines:
+ *   put-signal-op          shmem_long_put_signal with sig_op 7        -> sig_op
+ *   put-signal-pe          shmem_long_put_signal to pe = n_pes        -> pe
+ *   put-signal-nonsym      shmem_long_put_signal, sig_addr on stack   -> sig_addr
+ *   put-signal-nbi-nonsym  shmem_ctx_putmem_signal_nbi, malloc sig    -> sig_addr
+ *   put-signal-overlap     sig_addr inside dest                       -> sig_addr
+ *   signal-add-nonsym      shmem_signal_add, sig_addr on stack        -> sig_addr
+ *   signal-set-pe          shmem_signal_set to pe = -1                -> pe
+ *   signal-fetch-nonsym    shmem_signal_fetch of a stack variable     -> sig_addr
+ *   signal-wait-cmp        shmem_signal_wait_until with cmp 99        -> cmp
+ *   ibput-nonsym           shmem_int_ibput with dest on the stack     -> dest
+ *   ibget-pe               shmem_ctx_ibget64 from pe = n_pes          -> pe
+ *   pe-quiet-pe            shmem_pe_quiet({0, n_pes}, 2)              -> target_pes[1]
+ *   session-config         session_start, TOTAL_OPS mask, NULL config -> config
+ *   query-init-null        shmem_query_initialized(NULL)              -> initialized
  * The last PE misbehaves; the others sit in shmem_barrier_all. */
 #include "weft_test.h"
 
 long sym_long[4];
 int sym_int[4];
+uint64_t sym_sig[4];
 
 int main(int argc, char **argv)
 {
@@ -43,6 +59,45 @@ int main(int argc, char **argv)
             double *d = malloc(sizeof(double));
             shmem_double_p(d, 1.0, 0);
             free(d);
+        } else if (!strcmp(mode, "put-signal-op")) {
+            shmem_long_put_signal(sym_long, src, 4, &sym_sig[0], 1, 7, 0);
+        } else if (!strcmp(mode, "put-signal-pe")) {
+            shmem_long_put_signal(sym_long, src, 4, &sym_sig[0], 1, SHMEM_SIGNAL_SET, wt_npes);
+        } else if (!strcmp(mode, "put-signal-nonsym")) {
+            uint64_t stack_sig = 0;
+            shmem_long_put_signal(sym_long, src, 4, &stack_sig, 1, SHMEM_SIGNAL_SET, 0);
+        } else if (!strcmp(mode, "put-signal-nbi-nonsym")) {
+            uint64_t *heap_sig = malloc(sizeof(uint64_t));
+            shmem_ctx_putmem_signal_nbi(SHMEM_CTX_DEFAULT, sym_long, src, 8, heap_sig, 1,
+                                        SHMEM_SIGNAL_ADD, 0);
+            free(heap_sig);
+        } else if (!strcmp(mode, "put-signal-overlap")) {
+            shmem_long_put_signal(sym_long, src, 4, (uint64_t *)&sym_long[2], 1,
+                                  SHMEM_SIGNAL_SET, 0);
+        } else if (!strcmp(mode, "signal-add-nonsym")) {
+            uint64_t stack_sig = 0;
+            shmem_signal_add(&stack_sig, 1, 0);
+        } else if (!strcmp(mode, "signal-set-pe")) {
+            shmem_signal_set(&sym_sig[0], 1, -1);
+        } else if (!strcmp(mode, "signal-fetch-nonsym")) {
+            uint64_t stack_sig = 0;
+            printf("fetched %llu\n", (unsigned long long)shmem_signal_fetch(&stack_sig));
+        } else if (!strcmp(mode, "signal-wait-cmp")) {
+            (void)shmem_signal_wait_until(&sym_sig[0], 99, 0);
+        } else if (!strcmp(mode, "ibput-nonsym")) {
+            int stack_dest[8], isrc[8] = {0};
+            shmem_int_ibput(stack_dest, isrc, 4, 4, 2, 2, 0);
+        } else if (!strcmp(mode, "ibget-pe")) {
+            long dst[4];
+            shmem_ctx_ibget64(SHMEM_CTX_DEFAULT, dst, sym_long, 2, 2, 1, 2, wt_npes);
+        } else if (!strcmp(mode, "pe-quiet-pe")) {
+            int targets[2] = {0, wt_npes};
+            shmem_pe_quiet(targets, 2);
+        } else if (!strcmp(mode, "session-config")) {
+            shmem_ctx_session_start(SHMEM_CTX_DEFAULT, SHMEM_CTX_SESSION_BATCH, NULL,
+                                    SHMEM_CTX_SESSION_TOTAL_OPS);
+        } else if (!strcmp(mode, "query-init-null")) {
+            shmem_query_initialized(NULL);
         } else {
             fprintf(stderr, "bad_args: unknown mode %s\n", mode);
             return 2;

@@ -335,6 +335,14 @@ void weft_ofi_quiet(struct weft_ofi_tx *tx)
 void weft_ofi_fence(struct weft_ofi_tx *tx)
 {
     /* Software AMOs travel as messages, puts as RMA: no provider ordering
-     * covers both, so fence is quiet. */
+     * covers both, so fence is quiet. That is also why put-with-signal
+     * (api/signal.c: put, fence, atomic on the signal) can never show the
+     * signal before the data on any provider: quiet returns only once every
+     * earlier put is visible at its target (write counter caught up, then
+     * FI_DELIVERY_COMPLETE or the flush read above), so the signal's atomic
+     * -- native, software message, or a CPU atomic on our own memory -- is
+     * not even posted before the data has landed. Nothing here depends on
+     * FI_ORDER_* flags, which providers advertise differently and which say
+     * nothing about RMA against the message engine. */
     weft_ofi_quiet(tx);
 }
