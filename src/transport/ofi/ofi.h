@@ -28,6 +28,9 @@ static inline int weft_ofi_active(const struct weft_ofi_tx *tx)
 {
     return ((const struct weft_ofi_tx_head *)(const void *)tx)->active;
 }
+/* The default context's resources, a global of its own so that the fast
+ * paths reach them with one RIP-relative access. */
+extern struct weft_ofi_tx weft_ofi_tx0;
 
 /* Open fabric/domain/endpoint/AV/counters, register every segment in
  * weft_rt.seg[], exchange addresses and keys through the bootstrap

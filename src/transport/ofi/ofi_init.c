@@ -113,7 +113,7 @@ static void *progress_main(void *arg)
     while (!__atomic_load_n(&weft_ofi.thread_stop, __ATOMIC_ACQUIRE)) {
         weft_ofi_progress();
         /* Counters progress too on some providers (util counters). */
-        (void)fi_cntr_read(weft_ofi.tx0.wcntr);
+        (void)fi_cntr_read(weft_ofi_tx0.wcntr);
         nanosleep(&ts, NULL);
     }
     return NULL;
@@ -316,7 +316,7 @@ static int reg_one(void *base, size_t size, uint64_t access, uint64_t key, struc
         return -1;
     }
     if (weft_ofi.mr_endpoint) {
-        if ((rc = fi_mr_bind(*mr, &weft_ofi.tx0.ep->fid, 0)) != 0 ||
+        if ((rc = fi_mr_bind(*mr, &weft_ofi_tx0.ep->fid, 0)) != 0 ||
             (rc = fi_mr_enable(*mr)) != 0) {
             weft_warn("weft_ofi_init", "fi_mr_bind/enable: %s", fi_strerror(-rc));
             return -1;
@@ -347,7 +347,7 @@ static int register_segments(struct peer_blob *mine)
         }
     }
     /* Scratch for flush reads and FI_MR_LOCAL bounces: local access only. */
-    struct weft_ofi_tx *tx = &weft_ofi.tx0;
+    struct weft_ofi_tx *tx = &weft_ofi_tx0;
     if (posix_memalign((void **)&tx->bounce, 4096, WEFT_OFI_BOUNCE_SIZE))
         return -1;
     memset(tx->bounce, 0, WEFT_OFI_BOUNCE_SIZE);
@@ -421,7 +421,7 @@ int weft_ofi_init(void)
     cqa.size = 0;
     CHECK(fi_cq_open(weft_ofi.domain, &cqa, &weft_ofi.cq, NULL), "fi_cq_open");
 
-    struct weft_ofi_tx *tx = &weft_ofi.tx0;
+    struct weft_ofi_tx *tx = &weft_ofi_tx0;
     struct fi_cntr_attr ca;
     memset(&ca, 0, sizeof ca);
     ca.events = FI_CNTR_EVENTS_COMP;
@@ -529,7 +529,7 @@ void weft_ofi_fini(void)
 {
     if (!weft_ofi.info)
         return;
-    struct weft_ofi_tx *tx = &weft_ofi.tx0;
+    struct weft_ofi_tx *tx = &weft_ofi_tx0;
     if (tx->ep)
         weft_ofi_quiet(tx);
     /* Peers may still need our progress to finish their last quiet; keep a
@@ -572,7 +572,9 @@ void weft_ofi_fini(void)
     memset(&weft_ofi, 0, sizeof weft_ofi);
 }
 
-struct weft_ofi_tx *weft_ofi_default_tx(void) { return &weft_ofi.tx0; }
+struct weft_ofi_tx weft_ofi_tx0;
+
+struct weft_ofi_tx *weft_ofi_default_tx(void) { return &weft_ofi_tx0; }
 
 const char *weft_ofi_provider_name(void)
 {

@@ -90,10 +90,11 @@ struct weft_ofi_state {
     pthread_t thread;
     int thread_stop;
     char last_err[256]; /* last error completion seen, for messages */
-    struct weft_ofi_tx tx0;
 };
 
 extern struct weft_ofi_state weft_ofi;
+/* The default context's transmit resources (declared in ofi.h too). */
+extern struct weft_ofi_tx weft_ofi_tx0;
 
 static inline uint64_t weft_ofi_raddr(int pe, int seg, uint64_t off)
 {

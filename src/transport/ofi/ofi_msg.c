@@ -66,7 +66,7 @@ static int post_recv(struct am_buf *b)
                            .iov_count = 1,
                            .addr = FI_ADDR_UNSPEC,
                            .context = &b->ctx};
-        ssize_t rc = fi_recvmsg(weft_ofi.tx0.ep, &m, FI_COMPLETION);
+        ssize_t rc = fi_recvmsg(weft_ofi_tx0.ep, &m, FI_COMPLETION);
         if (rc == 0)
             return 0;
         if (rc != -FI_EAGAIN) {
@@ -90,7 +90,7 @@ static int reg_bufs(struct am_buf *b, size_t n, struct fid_mr **mr, uint64_t acc
         return -1;
     }
     if (weft_ofi.mr_endpoint) {
-        if ((rc = fi_mr_bind(*mr, &weft_ofi.tx0.ep->fid, 0)) != 0 || (rc = fi_mr_enable(*mr)) != 0) {
+        if ((rc = fi_mr_bind(*mr, &weft_ofi_tx0.ep->fid, 0)) != 0 || (rc = fi_mr_enable(*mr)) != 0) {
             weft_warn("weft_ofi_init", "binding active message buffers: %s", fi_strerror(-rc));
             return -1;
         }
@@ -153,7 +153,7 @@ void weft_am_fini(void)
 /* Try to put one fully formatted message on the wire. 0, or -FI_EAGAIN. */
 static ssize_t try_send(int pe, const void *msg, size_t len)
 {
-    struct fid_ep *ep = weft_ofi.tx0.ep;
+    struct fid_ep *ep = weft_ofi_tx0.ep;
     if (len <= weft_ofi.prov_inject)
         return fi_inject(ep, msg, len, (fi_addr_t)pe);
     pthread_mutex_lock(&am.lock);

@@ -99,7 +99,7 @@ static void inject_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void
 
 void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
 {
-    struct weft_ofi_tx *tx = &weft_ofi.tx0;
+    struct weft_ofi_tx *tx = &weft_ofi_tx0;
     /* The common case straight to the provider; EAGAIN, errors and tiny
      * inject limits take the general path. */
     if (WEFT_LIKELY(len <= weft_ofi.inject_size) &&
@@ -117,7 +117,7 @@ void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
 uint64_t weft_ofi_get_scalar(uint64_t off, size_t len, int pe)
 {
     uint64_t bits = 0;
-    weft_ofi_get(&weft_ofi.tx0, &bits, WEFT_SEG_HEAP, off, len, pe);
+    weft_ofi_get(&weft_ofi_tx0, &bits, WEFT_SEG_HEAP, off, len, pe);
     return bits;
 }
 

@@ -193,6 +193,11 @@ void weft_onnode_init(void)
         weft_debug("onnode: a PE of this node could not map its peers' %s: those go through "
                    "libfabric", (node_ok & ONNODE_OK_HEAP) ? "static data" : "heaps");
     weft_onnode.mixed = job_is_mixed(verdict);
+    weft_onnode.all_direct = 1;
+    for (int pe = 0; pe < n; pe++)
+        for (int s = 0; s < WEFT_NSEGS; s++)
+            if (weft_rt.seg[s].size && !weft_onnode.base[s][pe])
+                weft_onnode.all_direct = 0;
     weft_debug("onnode: %d PEs reached directly, static data %s, job %s", weft_onnode.n_local,
                weft_onnode.static_shared ? "shared" : "not shared",
                weft_onnode.mixed ? "mixes paths (libfabric atomics in software)"
@@ -216,6 +221,7 @@ void weft_onnode_fini(void)
         weft_onnode.base[s] = NULL;
     }
     weft_onnode.enabled = weft_onnode.n_local = weft_onnode.mixed = 0;
+    weft_onnode.all_direct = 0;
 }
 
 void weft_onnode_describe(FILE *out)

@@ -37,6 +37,7 @@ struct weft_onnode_state {
     int n_local;             /* PEs reached directly, this one included */
     int mixed;               /* the job uses both paths somewhere (the rule) */
     int static_shared;       /* .data/.bss live in a memfd peers map */
+    int all_direct;          /* every PE and segment is direct: libfabric idle */
 };
 
 extern struct weft_onnode_state weft_onnode;
