@@ -21,7 +21,7 @@
 
 #include "coll.h"
 
-#define WEFT_BCAST_CHUNK ((size_t)64 * 1024) /* pipelining unit of broadcasts */
+#define WEFT_BCAST_CHUNK ((size_t)64 * 1024) /* smallest pipelining unit of broadcasts */
 #define WEFT_TREE_CHUNK ((size_t)16 * 1024)  /* get unit of the active-set reduction */
 
 static struct weft_ctx *const ctx0 = &weft_ctx_default;
@@ -223,15 +223,27 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
     long top = 1;
     while (top * 2 < limit)
         top *= 2;
-    for (size_t o = 0; o < len; o += WEFT_BCAST_CHUNK) {
-        size_t l = len - o < WEFT_BCAST_CHUNK ? len - o : WEFT_BCAST_CHUNK;
+    /* Pipelining only pays where the tree has interior hops: with depth d
+     * and k chunks a broadcast takes about k + d - 1 chunk times, and each
+     * chunk costs a fence and a signal per child. So one chunk when d = 1
+     * (2 PEs), else about 4 chunks per interior hop, none below 64 KiB. */
+    int depth = 0;
+    while ((1L << depth) < n)
+        depth++;
+    size_t chunk = depth <= 1 ? len : len / (size_t)(4 * (depth - 1) + 1);
+    if (chunk < WEFT_BCAST_CHUNK)
+        chunk = WEFT_BCAST_CHUNK;
+    for (size_t o = 0; o < len; o += chunk) {
+        size_t l = len - o < chunk ? len - o : chunk;
         if (vr)
             coll_wait(c, WEFT_TF_BCAST + log2_exact(vr & -vr), 1);
         int any = 0;
         for (long m = top; m >= 1; m >>= 1) {
             if (m >= limit || vr + m >= n)
                 continue;
-            put_to(c, seg, off + o, from + o, l, (int)((vr + m + root) % n));
+            /* nbi: the fence below completes it; the puts to several
+             * children overlap. */
+            weft_tx_put_nbi(ctx0, seg, off + o, from + o, l, wpe(c, (int)((vr + m + root) % n)));
             any = 1;
         }
         if (!any)
