@@ -127,7 +127,7 @@ static inline void weft_api_put(const char *call, shmem_ctx_t ctx, void *dest, c
         weft_fast_check_pe(call, pe);
         char *peer = weft_fast_heap_peer[(unsigned)pe];
         if (WEFT_LIKELY(peer != NULL))
-            memcpy(peer + fast_off, src, len);
+            memmove(peer + fast_off, src, len); /* self-puts may overlap */
         else if (nbi)
             weft_ofi_put_nbi(weft_ctx_default.ofi, WEFT_SEG_HEAP, fast_off, src, len, pe);
         else
@@ -156,7 +156,7 @@ static inline void weft_api_get(const char *call, shmem_ctx_t ctx, void *dest, c
         weft_fast_check_pe(call, pe);
         const char *peer = weft_fast_heap_peer[(unsigned)pe];
         if (WEFT_LIKELY(peer != NULL))
-            memcpy(dest, peer + fast_off, len);
+            memmove(dest, peer + fast_off, len);
         else if (nbi)
             weft_ofi_get_nbi(weft_ctx_default.ofi, dest, WEFT_SEG_HEAP, fast_off, len, pe);
         else

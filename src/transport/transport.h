@@ -29,7 +29,7 @@ static inline void weft_tx_put(struct weft_ctx *c, int seg, uint64_t off, const 
 {
     char *p = weft_onnode_addr(seg, off, pe);
     if (p)
-        memcpy(p, src, len);
+        memmove(p, src, len); /* a put to the calling PE may overlap */
     else
         weft_ofi_put(c->ofi, seg, off, src, len, pe);
 }
@@ -38,7 +38,7 @@ static inline void weft_tx_put_nbi(struct weft_ctx *c, int seg, uint64_t off, co
 {
     char *p = weft_onnode_addr(seg, off, pe);
     if (p)
-        memcpy(p, src, len);
+        memmove(p, src, len);
     else
         weft_ofi_put_nbi(c->ofi, seg, off, src, len, pe);
 }
@@ -47,7 +47,7 @@ static inline void weft_tx_get(struct weft_ctx *c, void *dst, int seg, uint64_t 
 {
     const char *p = weft_onnode_addr(seg, off, pe);
     if (p)
-        memcpy(dst, p, len);
+        memmove(dst, p, len);
     else
         weft_ofi_get(c->ofi, dst, seg, off, len, pe);
 }
@@ -56,7 +56,7 @@ static inline void weft_tx_get_nbi(struct weft_ctx *c, void *dst, int seg, uint6
 {
     const char *p = weft_onnode_addr(seg, off, pe);
     if (p)
-        memcpy(dst, p, len);
+        memmove(dst, p, len);
     else
         weft_ofi_get_nbi(c->ofi, dst, seg, off, len, pe);
 }
