@@ -2,10 +2,10 @@
  * overload per (generic routine, type), generated from the tables of
  * weft/types.h, each forwarding to the typed C routine. It mirrors
  * weft/generic.h (C11 _Generic) and weft/collectives.h routine for routine,
- * including the context forms shmem_put(ctx, dest, src, n, pe), the
- * deprecated generic names and shmem_sync(team), plus std::complex forms of
- * the complex reductions and scans. shmem.h includes it; it is not meant to
- * be included on its own. */
+ * including the context forms shmem_put(ctx, dest, src, n, pe) and
+ * shmem_signal_set(ctx, sig_addr, signal, pe), the deprecated generic names
+ * and shmem_sync(team), plus std::complex forms of the complex reductions
+ * and scans. shmem.h includes it; it is not meant to be included on its own. */
 #ifndef WEFT_CXX_H
 #define WEFT_CXX_H
 
@@ -60,6 +60,40 @@ extern "C++" {
                       (dest, source, dst, sst, nelems, pe))
 WEFT_RMA_TYPES(WEFT_CXX_RMA)
 #undef WEFT_CXX_RMA
+
+/* Put-with-signal (1.5) and interleaved block transfers (1.6), over the RMA
+ * types like their C11 generics. */
+#define WEFT_CXX_RMA_SIGNAL_BLOCK(N, T, D, G)                                              \
+    WEFT_CXX_WITH_CTX(G, N, void, put_signal,                                              \
+                      (T *dest, const T *source, size_t nelems, uint64_t *sig_addr,        \
+                       uint64_t signal, int sig_op, int pe),                               \
+                      (dest, source, nelems, sig_addr, signal, sig_op, pe))                \
+    WEFT_CXX_WITH_CTX(G, N, void, put_signal_nbi,                                          \
+                      (T *dest, const T *source, size_t nelems, uint64_t *sig_addr,        \
+                       uint64_t signal, int sig_op, int pe),                               \
+                      (dest, source, nelems, sig_addr, signal, sig_op, pe))                \
+    WEFT_CXX_WITH_CTX(G, N, void, ibput,                                                   \
+                      (T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,             \
+                       size_t bsize, size_t nblocks, int pe),                              \
+                      (dest, source, dst, sst, bsize, nblocks, pe))                        \
+    WEFT_CXX_WITH_CTX(G, N, void, ibget,                                                   \
+                      (T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,             \
+                       size_t bsize, size_t nblocks, int pe),                              \
+                      (dest, source, dst, sst, bsize, nblocks, pe))
+WEFT_RMA_TYPES(WEFT_CXX_RMA_SIGNAL_BLOCK)
+#undef WEFT_CXX_RMA_SIGNAL_BLOCK
+
+/* shmem_signal_set / shmem_signal_add (1.6) are untyped: the plain form is
+ * the C routine itself, and, as in weft/generic.h, the only generic form is
+ * the one with a leading context, which goes to shmem_ctx_signal_OP. */
+#define WEFT_CXX_SIGNAL_UPDATE(OP)                                                         \
+    inline void shmem_##OP(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)   \
+    {                                                                                      \
+        shmem_ctx_##OP(ctx, sig_addr, signal, pe);                                         \
+    }
+WEFT_CXX_SIGNAL_UPDATE(signal_set)
+WEFT_CXX_SIGNAL_UPDATE(signal_add)
+#undef WEFT_CXX_SIGNAL_UPDATE
 
 /* ---- AMOs --------------------------------------------------------------------- */
 /* Extended AMOs (table 7). */

@@ -222,6 +222,140 @@ template <typename T> void team_data(const char *type)
     shmem_free(src);
 }
 
+/* ---- signals and block transfers (WEFT_RMA_TYPES) ---------------------------- */
+
+/* Put-with-signal: each of the 8 steps (put_signal and put_signal_nbi, plain
+ * and with ctx, each with SHMEM_SIGNAL_SET and SHMEM_SIGNAL_ADD) puts its own
+ * block of NSIG_ELEMS elements to the right neighbour and updates its own
+ * signal there, which starts at SIG_START: SET leaves the step's value, ADD
+ * SIG_START plus it. The receiver waits for the signal to leave SIG_START
+ * and checks the value it returns, which tells the two operators apart (a
+ * wrong one fails rather than hangs), then the block. Separate signals keep
+ * the steps unordered, as they are without a fence. */
+const int NSIG_STEPS = 8, NSIG_ELEMS = 3;
+const uint64_t SIG_START = 1000;
+inline uint64_t signal_value(int pe, int step) { return static_cast<uint64_t>(pe * 16 + step + 1); }
+inline bool signal_adds(int step) { return step % 2 == 1; }
+inline uint64_t signal_after(int pe, int step)
+{
+    return signal_adds(step) ? SIG_START + signal_value(pe, step) : signal_value(pe, step);
+}
+
+template <typename T> void rma_signal(const char *type)
+{
+    WT_PHASE("put-with-signal generics on %s", type);
+    const int n = NSIG_STEPS * NSIG_ELEMS;
+    T *dst = sym<T>(n);
+    uint64_t *sig = sym<uint64_t>(NSIG_STEPS);
+    T loc[n];
+    for (int i = 0; i < n; i++)
+        loc[i] = wide<T>(me, i);
+    for (int k = 0; k < NSIG_STEPS; k++)
+        sig[k] = SIG_START;
+    shmem_barrier_all();
+    for (int k = 0; k < NSIG_STEPS; k++) {
+        T *d = dst + k * NSIG_ELEMS;
+        const T *s = loc + k * NSIG_ELEMS;
+        const uint64_t v = signal_value(me, k);
+        const int op = signal_adds(k) ? SHMEM_SIGNAL_ADD : SHMEM_SIGNAL_SET;
+        switch (k / 2) {
+        case 0: shmem_put_signal(d, s, NSIG_ELEMS, sig + k, v, op, right); break;
+        case 1: shmem_put_signal(ctx, d, s, NSIG_ELEMS, sig + k, v, op, right); break;
+        case 2: shmem_put_signal_nbi(d, s, NSIG_ELEMS, sig + k, v, op, right); break;
+        case 3: shmem_put_signal_nbi(ctx, d, s, NSIG_ELEMS, sig + k, v, op, right); break;
+        }
+    }
+    /* The non-blocking ones complete at the quiet on their context. */
+    shmem_quiet();
+    shmem_ctx_quiet(ctx);
+    static const char *const what[4] = {"put_signal", "put_signal with ctx", "put_signal_nbi",
+                                        "put_signal_nbi with ctx"};
+    for (int k = 0; k < NSIG_STEPS; k++) {
+        const uint64_t want = signal_after(left, k);
+        EXPECT(shmem_signal_wait_until(sig + k, SHMEM_CMP_NE, SIG_START), want,
+               signal_adds(k) ? "signal after SHMEM_SIGNAL_ADD" : "signal after SHMEM_SIGNAL_SET");
+        for (int i = 0; i < NSIG_ELEMS; i++)
+            EXPECT(dst[k * NSIG_ELEMS + i], wide<T>(left, k * NSIG_ELEMS + i), what[k / 2]);
+    }
+    shmem_barrier_all();
+    shmem_free(sig);
+    shmem_free(dst);
+}
+
+/* Interleaved block transfers: two calls of 2 blocks of 2 elements each,
+ * strides dst 4 and sst 3 (different, so swapped strides would show), the
+ * ctx call filling the gaps the plain call leaves: element i of the
+ * destination comes from element block_from[i] of the source, and elements
+ * from NBLOCK_DST on stay untouched. */
+const int NBLOCK_DST = 8, NBLOCK_SRC = 12;
+const int block_from[NBLOCK_DST] = {0, 1, 6, 7, 3, 4, 9, 10};
+
+template <typename T> void rma_blocks(const char *type)
+{
+    WT_PHASE("ibput / ibget generics on %s", type);
+    T *dst = sym<T>(NBLOCK_SRC), *src = sym<T>(NBLOCK_SRC);
+    T loc[NBLOCK_SRC];
+    for (int i = 0; i < NBLOCK_SRC; i++) {
+        src[i] = wide<T>(me, i);
+        loc[i] = wide<T>(me, NBLOCK_SRC + i);
+    }
+    shmem_barrier_all();
+    shmem_ibput(dst, loc, 4, 3, 2, 2, right);
+    shmem_ibput(ctx, dst + 2, loc + 6, 4, 3, 2, 2, right);
+    shmem_quiet();
+    shmem_ctx_quiet(ctx);
+    shmem_barrier_all();
+    for (int i = 0; i < NBLOCK_SRC; i++)
+        EXPECT(dst[i], i < NBLOCK_DST ? wide<T>(left, NBLOCK_SRC + block_from[i]) : T(),
+               "ibput (plain and ctx)");
+
+    for (int i = 0; i < NBLOCK_SRC; i++)
+        loc[i] = T();
+    shmem_ibget(loc, src, 4, 3, 2, 2, right);
+    shmem_ibget(ctx, loc + 2, src + 6, 4, 3, 2, 2, right);
+    for (int i = 0; i < NBLOCK_SRC; i++)
+        EXPECT(loc[i], i < NBLOCK_DST ? wide<T>(right, block_from[i]) : T(),
+               "ibget (plain and ctx)");
+    shmem_barrier_all();
+    shmem_free(src);
+    shmem_free(dst);
+}
+
+/* shmem_signal_set / shmem_signal_add, untyped: the C routines and their
+ * context overloads (a created context and SHMEM_CTX_DEFAULT), each on a
+ * signal of its own on the right neighbour. */
+void signal_updates()
+{
+    WT_PHASE("shmem_signal_set / shmem_signal_add, plain and with ctx");
+    const char *type = "uint64_t signal";
+    const int nsig = 6;
+    uint64_t *sig = sym<uint64_t>(nsig);
+    for (int k = 0; k < nsig; k++)
+        sig[k] = SIG_START;
+    shmem_barrier_all();
+    shmem_signal_set(sig + 0, signal_value(me, 0), right);
+    shmem_signal_add(sig + 1, signal_value(me, 1), right);
+    shmem_signal_set(ctx, sig + 2, signal_value(me, 2), right);
+    shmem_signal_add(ctx, sig + 3, signal_value(me, 3), right);
+    shmem_signal_set(SHMEM_CTX_DEFAULT, sig + 4, signal_value(me, 4), right);
+    shmem_signal_add(SHMEM_CTX_DEFAULT, sig + 5, signal_value(me, 5), right);
+    shmem_quiet();
+    shmem_ctx_quiet(ctx);
+    static const char *const what[nsig] = {"shmem_signal_set",
+                                           "shmem_signal_add",
+                                           "shmem_signal_set with ctx",
+                                           "shmem_signal_add with ctx",
+                                           "shmem_signal_set with SHMEM_CTX_DEFAULT",
+                                           "shmem_signal_add with SHMEM_CTX_DEFAULT"};
+    for (int k = 0; k < nsig; k++) {
+        const uint64_t want = signal_after(left, k); /* odd k add, as in put_signal */
+        EXPECT(shmem_signal_wait_until(sig + k, SHMEM_CMP_NE, SIG_START), want, what[k]);
+        EXPECT(shmem_signal_fetch(sig + k), want, what[k]);
+    }
+    shmem_barrier_all();
+    shmem_free(sig);
+}
+
 /* ---- AMOs -------------------------------------------------------------------- */
 /* Each PE works on its right neighbour's x, which nobody else touches, and
  * checks the final value of its own x (left neighbour's work) at the end.
@@ -642,6 +776,14 @@ WEFT_DETECT(has_max_reduce, shmem_max_reduce(shmem_team_t(), std::declval<T *>()
                                              std::declval<const T *>(), size_t()))
 WEFT_DETECT(has_sum_reduce, shmem_sum_reduce(shmem_team_t(), std::declval<T *>(),
                                              std::declval<const T *>(), size_t()))
+WEFT_DETECT(has_put_signal_nbi,
+            shmem_put_signal_nbi(std::declval<T *>(), std::declval<const T *>(), size_t(),
+                                 std::declval<uint64_t *>(), uint64_t(), 0, 0))
+WEFT_DETECT(has_ibget, shmem_ibget(std::declval<T *>(), std::declval<const T *>(), ptrdiff_t(),
+                                   ptrdiff_t(), size_t(), size_t(), 0))
+/* T is the type of the first of four arguments. */
+WEFT_DETECT(has_signal_add_led_by,
+            shmem_signal_add(std::declval<T>(), std::declval<uint64_t *>(), uint64_t(), 0))
 #undef WEFT_DETECT
 
 /* Only the types of each routine's table, and exactly them. */
@@ -664,6 +806,15 @@ static_assert(has_wait_until<short>::value && !has_wait_until<char>::value &&
 static_assert(has_sum_reduce<weft_complexd_t>::value && has_sum_reduce<std::complex<float> >::value,
               "sum_reduce takes std::complex");
 static_assert(!has_max_reduce<std::complex<double> >::value, "max_reduce refuses complex");
+static_assert(has_put_signal_nbi<long double>::value && has_put_signal_nbi<unsigned char>::value &&
+                  !has_put_signal_nbi<bool>::value,
+              "put_signal takes the RMA types");
+static_assert(has_ibget<ptrdiff_t>::value && !has_ibget<wchar_t>::value,
+              "ibget takes the RMA types");
+static_assert(has_signal_add_led_by<shmem_ctx_t>::value &&
+                  !has_signal_add_led_by<shmem_team_t>::value &&
+                  !has_signal_add_led_by<uint64_t *>::value,
+              "signal_add has a context form and no other four-argument form");
 
 /* Result types follow the element type. */
 static_assert(std::is_same<decltype(shmem_g(std::declval<const short *>(), 0)), short>::value,
@@ -689,7 +840,11 @@ int main()
     WT_CHECK(shmem_ctx_create(0, &ctx) == 0, "shmem_ctx_create");
 
     /* Every row of every table, typedef rows included. */
-#define RUN_RMA(N, T, D, G) rma<T>(#N); team_data<T>(#N);
+#define RUN_RMA(N, T, D, G)                                                                \
+    rma<T>(#N);                                                                            \
+    team_data<T>(#N);                                                                      \
+    rma_signal<T>(#N);                                                                     \
+    rma_blocks<T>(#N);
     WEFT_RMA_TYPES(RUN_RMA)
 #define RUN_AMO_EXT(N, T, D, G) amo_ext<T>(#N);
     WEFT_AMO_EXT_TYPES(RUN_AMO_EXT)
@@ -715,6 +870,7 @@ int main()
     scan<WEFT_CXX_STD_##N>(#N " as std::complex");                                         \
     typed_std_complex_##N();
     WEFT_REDUCE_COMPLEX_TYPES(RUN_STD_COMPLEX)
+    signal_updates();
     sync_both_forms();
 
     shmem_ctx_destroy(ctx);

@@ -25,6 +25,10 @@ int weft_headers_use_overloads(long *l, weft_complexd_t *c, std::complex<float> 
     shmem_put(l, l, 1, 0);
     shmem_put(SHMEM_CTX_DEFAULT, l, l, 1, 0);
     shmem_wait(l, 0L);
+    /* The context overload next to the C routine of the same name. */
+    uint64_t sig = 0;
+    shmem_signal_set(SHMEM_CTX_DEFAULT, &sig, 1, 0);
+    shmem_signal_set(&sig, 1, 0);
     shmem_ctx_t none = SHMEM_CTX_INVALID;
     shmem_team_t teams[] = {SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED, SHMEM_TEAM_INVALID};
     return shmem_sum_reduce(teams[0], c, c, 1) + shmem_prod_reduce(teams[0], z, z, 1) +
