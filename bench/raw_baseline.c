@@ -2,8 +2,8 @@
  * without weft by two processes (a fork) that share an anonymous
  * MAP_SHARED region:
  *   raw_pingpong     copy `size` bytes into the other process's buffer, raise
- *                    its flag; it waits (pure spin) and answers the same way.
- *                    One-way latency = round trip / 2 (us). put_lat's baseline.
+ *                    its flag; it waits and answers the same way. One-way
+ *                    latency = round trip / 2 (us). put_lat's baseline.
  *   memcpy_bw        memcpy between two private buffers of one process, in
  *                    windows of 64 then a full fence (MB/s).
  *   shm_memcpy_bw    the same into the shared region, which the other
@@ -12,6 +12,11 @@
  *   raw_store_rate   8-byte stores into the shared region, windows of 256
  *                    then a full fence (millions per second). msg_rate's
  *                    baseline.
+ * Every wait polls the way weft's waits do (src/core/sync.c): WEFT_SPIN_YIELD
+ * polls (default 64) with a pause, then sched_yield, then 20 us naps after
+ * 1000 yields. On an idle machine a ping-pong round is one or two polls, so
+ * this is the pure-spin figure; on a loaded one both sides of a ratio give
+ * up the CPU alike, so the ratio still compares transports, not waiting.
  * Options as every benchmark (bench_core.h). --iters N is the ping-pong
  * count for small sizes, default 100000: ten times put_lat's, because a raw
  * round trip is about a hundred times cheaper and the timed span should
@@ -63,24 +68,29 @@ static inline void keep_stores(void *dst)
     __asm__ volatile("" : : "r"(dst) : "memory");
 }
 
-/* Both processes reach the next phase. Not timed, so the waiting side is
- * polite the way weft's waits are (spin, then yield, then short sleeps):
- * a spinning idler would compete with the measuring process for a core. */
-static void phase_sync(struct control *ctl, int me, long *phase)
+static long spin_limit = 64; /* WEFT_SPIN_YIELD, read in main */
+
+/* Wait until *word >= want, polling as weft's weft_poll_yield does. */
+static inline void wait_at_least(atomic_long *word, long want)
 {
-    long want = ++*phase;
-    atomic_store_explicit(&ctl->arrived[me].v, want, memory_order_release);
-    for (unsigned spins = 0;
-         atomic_load_explicit(&ctl->arrived[1 - me].v, memory_order_acquire) < want; spins++) {
-        if (spins < 64) {
+    for (long spins = 0; atomic_load_explicit(word, memory_order_acquire) < want; spins++) {
+        if (spins < spin_limit) {
             cpu_relax();
-        } else if (spins < 1064) {
+        } else if (spins < spin_limit + 1000) {
             sched_yield();
         } else {
             struct timespec ts = {0, 20000};
             nanosleep(&ts, NULL);
         }
     }
+}
+
+/* Both processes reach the next phase. */
+static void phase_sync(struct control *ctl, int me, long *phase)
+{
+    long want = ++*phase;
+    atomic_store_explicit(&ctl->arrived[me].v, want, memory_order_release);
+    wait_at_least(&ctl->arrived[1 - me].v, want);
 }
 
 static struct control *the_control; /* for the signal handler */
@@ -124,16 +134,12 @@ static int pingpong(const struct bench_opts *o, struct shared *sh, int me, long 
             if (i == warm)
                 t0 = bench_now();
             round++;
-            if (me == 1) {
-                while (atomic_load_explicit(mine, memory_order_acquire) < round)
-                    cpu_relax();
-            }
+            if (me == 1)
+                wait_at_least(mine, round);
             memcpy(to_peer, src, size);
             atomic_store_explicit(peers, round, memory_order_release);
-            if (me == 0) {
-                while (atomic_load_explicit(mine, memory_order_acquire) < round)
-                    cpu_relax();
-            }
+            if (me == 0)
+                wait_at_least(mine, round);
         }
         double t = bench_now() - t0;
         if (me == 0)
@@ -222,6 +228,9 @@ static size_t page_round(size_t n)
 int main(int argc, char **argv)
 {
     struct bench_opts o = bench_parse(argc, argv, 100000);
+    const char *spin_env = getenv("WEFT_SPIN_YIELD");
+    if (spin_env && *spin_env)
+        spin_limit = strtol(spin_env, NULL, 0);
     size_t ctl_bytes = page_round(sizeof(struct control)), buf_bytes = page_round(o.max_size);
     size_t win_bytes = page_round(BENCH_RATE_WINDOW * sizeof(long));
     size_t total = ctl_bytes + 2 * buf_bytes + win_bytes;
@@ -242,9 +251,9 @@ int main(int argc, char **argv)
     memset(region, 0, total);
     memset(private_dst, 0, o.max_size);
 
-    printf("# raw_baseline: no weft; 2 processes sharing an anonymous MAP_SHARED region, "
-           "pure-spin ping-pong\n# iters %ld%s\n",
-           o.iters, o.quick ? ", quick" : "");
+    printf("# raw_baseline: no weft; 2 processes sharing an anonymous MAP_SHARED region\n"
+           "# iters %ld, waits spin %ld polls then yield%s\n",
+           o.iters, spin_limit, o.quick ? ", quick" : "");
     fflush(stdout);
 
     the_control = sh.ctl;
