@@ -1,13 +1,17 @@
 /* amo_lat: latency of 64-bit atomics from PE 0 to PE 1, one at a time:
- * fetch-add, compare-and-swap, swap, fetch, and add (+ shmem_quiet, so the
- * non-fetching add is measured to remote completion). */
+ * fetch-add, compare-and-swap, swap, fetch, and the non-fetching add
+ * followed by shmem_quiet (add_quiet_lat: the add measured to remote
+ * completion). The non-fetching add is also measured as a rate (add_rate:
+ * windows of 256 adds, then one quiet; millions of adds per second), which
+ * is how a program that needs no answer uses it. */
 #include "bench.h"
 
 static long target; /* symmetric: the word on PE 1 */
 
 int main(int argc, char **argv)
 {
-    struct bench_opts o = bench_start("amo_lat", "64-bit atomics PE 0 -> PE 1, latency per call", argc, argv, 20000, 2);
+    struct bench_opts o = bench_start("amo_lat", "64-bit atomics PE 0 -> PE 1, latency per call",
+                                      argc, argv, 20000, 2);
     int me = shmem_my_pe();
 
     long iters = o.iters, warm = bench_warmup(iters);
@@ -36,7 +40,7 @@ int main(int argc, char **argv)
             }
             double t = bench_now() - t0;
             long n = warm + iters;
-            /* fetch-add and cswap return 0..n-1 in turn: sum n(n-1)/2. */
+            /* fetch-add, cswap and swap return 0..n-1 in turn: sum n(n-1)/2. */
             if ((op == 0 || op == 1 || op == 2) && acc != n * (n - 1) / 2) {
                 fprintf(stderr, "amo_lat: %s returned wrong values\n", names[op]);
                 status = 1;
@@ -51,6 +55,30 @@ int main(int argc, char **argv)
         }
         shmem_barrier_all();
     }
+
+    target = 0;
+    shmem_barrier_all();
+    if (me == 0) {
+        long windows = o.iters / 10 > 5 ? o.iters / 10 : 5, warm_windows = bench_warmup(windows);
+        double t0 = 0;
+        for (long i = 0; i < warm_windows + windows; i++) {
+            if (i == warm_windows)
+                t0 = bench_now();
+            for (int w = 0; w < BENCH_RATE_WINDOW; w++)
+                shmem_long_atomic_add(&target, 1, 1);
+            shmem_quiet();
+        }
+        double t = bench_now() - t0;
+        long expect = (warm_windows + windows) * BENCH_RATE_WINDOW;
+        long final = shmem_long_atomic_fetch(&target, 1);
+        if (final != expect) {
+            fprintf(stderr, "amo_lat: add_rate left %ld, expected %ld\n", final, expect);
+            status = 1;
+        }
+        bench_result("add_rate", sizeof(long), (double)BENCH_RATE_WINDOW * (double)windows / t / 1e6,
+                     "Mops/s");
+    }
+    shmem_barrier_all();
     shmem_finalize();
     return status;
 }
