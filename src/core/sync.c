@@ -3,28 +3,73 @@
  * and the world barrier the runtime needs before teams exist. */
 #include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../transport/transport.h"
 #include "runtime.h"
 
+/* How long a waiting PE spins before it yields. A fixed WEFT_SPIN_YIELD
+ * if set. Otherwise adaptive, between 64 polls and a ceiling of 20000
+ * (about a millisecond; 64 when this host's PEs outnumber its CPUs): the
+ * budget doubles after a wait that ended while spinning (the peer is
+ * running: keep catching its stores within nanoseconds) and halves when a
+ * wait runs out of it (the peer is not: give it the CPU sooner). Shared by
+ * the threads of a PE; relaxed atomics, it is only a heuristic. */
+#define SPIN_MIN 64u
+static unsigned spin_budget, spin_ceiling, spin_prev;
+
+static void spin_init(void)
+{
+    if (weft_tun_is_set(WEFT_TUN_SPIN_YIELD)) {
+        long long v = weft_tun_int(WEFT_TUN_SPIN_YIELD);
+        spin_ceiling = v < 0 ? 0u : v > 1000000000 ? 1000000000u : (unsigned)v;
+        __atomic_store_n(&spin_budget, spin_ceiling, __ATOMIC_RELAXED);
+        return;
+    }
+    spin_ceiling = SPIN_MIN;
+    if (weft_rt.pe_host) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        int here = 0;
+        for (int pe = 0; pe < weft_rt.n_pes; pe++)
+            here += weft_rt.pe_host[pe] == weft_rt.pe_host[weft_rt.my_pe];
+        if (cpus > 0 && here <= cpus)
+            spin_ceiling = 20000;
+    }
+    __atomic_store_n(&spin_budget, SPIN_MIN, __ATOMIC_RELAXED);
+}
+
 void weft_poll_yield(unsigned *spins)
 {
-    static long long spin_limit = -1;
-    if (WEFT_UNLIKELY(spin_limit < 0))
-        spin_limit = weft_tun_int(WEFT_TUN_SPIN_YIELD);
+    static int ready; /* spin_init ran with the host identities known */
+    if (WEFT_UNLIKELY(!ready)) {
+        spin_init();
+        ready = weft_rt.pe_host != NULL || weft_tun_is_set(WEFT_TUN_SPIN_YIELD);
+    }
     weft_tx_progress();
     unsigned s = ++*spins;
-    if (s > (unsigned)spin_limit) {
-        if (s < (unsigned)spin_limit + 1000) {
-            sched_yield();
-        } else {
-            /* Long waits (a peer computing) sleep briefly: with more PEs
-             * than cores, sched_yield alone can starve the one we wait for. */
-            struct timespec ts = {0, 20000};
-            nanosleep(&ts, NULL);
+    unsigned budget = __atomic_load_n(&spin_budget, __ATOMIC_RELAXED);
+    if (s == 1) { /* a new wait: did the previous one end while spinning? */
+        unsigned prev = __atomic_load_n(&spin_prev, __ATOMIC_RELAXED);
+        if (prev && prev <= budget && budget < spin_ceiling) {
+            budget = budget * 2 > spin_ceiling ? spin_ceiling : budget * 2;
+            __atomic_store_n(&spin_budget, budget, __ATOMIC_RELAXED);
         }
-    } else {
+    }
+    __atomic_store_n(&spin_prev, s, __ATOMIC_RELAXED);
+    if (s <= budget) {
         __builtin_ia32_pause();
+        return;
+    }
+    if (s == budget + 1 && budget > SPIN_MIN && !weft_tun_is_set(WEFT_TUN_SPIN_YIELD))
+        __atomic_store_n(&spin_budget, budget / 2 < SPIN_MIN ? SPIN_MIN : budget / 2,
+                         __ATOMIC_RELAXED);
+    if (s < budget + 1000) {
+        sched_yield();
+    } else {
+        /* Long waits (a peer computing) sleep briefly: with more PEs than
+         * cores, sched_yield alone can starve the one we wait for. */
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
     }
 }
 
