@@ -434,6 +434,18 @@ void shmem_ctx_session_start(shmem_ctx_t ctx, long options,
                              const shmem_ctx_session_config_t *config, long config_mask);
 void shmem_ctx_session_stop(shmem_ctx_t ctx);
 
+/* ---- profiling interface (OpenSHMEM 1.5) --------------------------------------
+ * Every routine is also callable under its profiling name, p + name
+ * (pshmem_putmem, pstart_pes, ...), declared in <pshmem.h>; the plain names
+ * are weak, so a tool library may define them and forward to the p names
+ * (docs/profiling.md).
+ * shmem_pcontrol(level, ...)
+ *     passes a request to such a tool: 0 disables profiling, 1 enables it
+ *     at the default detail (the initial state), 2 flushes the profile
+ *     buffers, other levels mean what the tool defines (extra arguments
+ *     included). The library itself does nothing with it. */
+void shmem_pcontrol(int level, ...);
+
 /* ---- deprecated interfaces kept for existing programs ------------------------ */
 void start_pes(int npes);
 int _my_pe(void);

@@ -1,9 +1,12 @@
 # WeftTesting.cmake: helpers that turn a test program into a matrix of real
 # multi-process jobs.
 #
-#   weft_test_program(<target> SOURCES <files...> [DEFINITIONS <defs...>])
+#   weft_test_program(<target> SOURCES <files...> [DEFINITIONS <defs...>]
+#                     [INTERPOSE <libraries...>])
 #       Builds one test executable linked against the weft library, with the
 #       project's warning flags, into the current binary directory.
+#       INTERPOSE libraries are linked ahead of weft, so the dynamic linker
+#       finds their definitions of shmem_ routines first (profiling tools).
 #
 #   weft_job_test(NAME <name>
 #                 [SOURCES <files...> | PROGRAM <target>]
@@ -85,12 +88,12 @@ else()
 endif()
 
 function(weft_test_program target)
-  cmake_parse_arguments(P "" "" "SOURCES;DEFINITIONS" ${ARGN})
+  cmake_parse_arguments(P "" "" "SOURCES;DEFINITIONS;INTERPOSE" ${ARGN})
   if(NOT P_SOURCES)
     message(FATAL_ERROR "weft_test_program(${target}): SOURCES is required")
   endif()
   add_executable(${target} ${P_SOURCES})
-  target_link_libraries(${target} PRIVATE weft)
+  target_link_libraries(${target} PRIVATE ${P_INTERPOSE} weft)
   target_compile_options(${target} PRIVATE ${WEFT_WARNINGS})
   target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                                ${WEFT_TEST_DIR}/api)

@@ -28,6 +28,7 @@ foreach(_weft_wrap IN ITEMS "oshcc;C;WEFT_CC" "oshc++;CXX;WEFT_CXX")
   # Build-tree variant.
   set(WEFT_WRAP_VARIANT build-tree)
   set(WEFT_WRAP_INCDIR "${PROJECT_SOURCE_DIR}/include")
+  set(WEFT_WRAP_GENERATED_INCDIR "${WEFT_GENERATED_INCLUDE_DIR}")
   set(WEFT_WRAP_LIBDIR "${CMAKE_LIBRARY_OUTPUT_DIRECTORY}")
   configure_file(${CMAKE_CURRENT_LIST_DIR}/oshcc.in
                  ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}/${WEFT_WRAP_NAME}
@@ -36,6 +37,7 @@ foreach(_weft_wrap IN ITEMS "oshcc;C;WEFT_CC" "oshc++;CXX;WEFT_CXX")
   # Installed variant.
   set(WEFT_WRAP_VARIANT installed)
   set(WEFT_WRAP_INCDIR "${CMAKE_INSTALL_FULL_INCLUDEDIR}")
+  set(WEFT_WRAP_GENERATED_INCDIR "")
   set(WEFT_WRAP_LIBDIR "${CMAKE_INSTALL_FULL_LIBDIR}")
   configure_file(${CMAKE_CURRENT_LIST_DIR}/oshcc.in
                  ${CMAKE_CURRENT_BINARY_DIR}/installed/${WEFT_WRAP_NAME}

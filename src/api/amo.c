@@ -100,28 +100,21 @@ WEFT_AMO_EXT_TYPES(WEFT_DEF_AMO_EXT)
     WEFT_DEF_AMO_BIT_OP(N, T, D, WEFT_AMO_XOR, xor)
 WEFT_AMO_BIT_TYPES(WEFT_DEF_AMO_BIT)
 
-/* Deprecated names (OpenSHMEM <= 1.3) forward to their replacements. */
+/* Deprecated names (OpenSHMEM <= 1.3) are their replacements under another
+ * name: aliases, so no call goes through a name a profiling tool may own. */
 #define WEFT_DEF_AMO_DEPR_INT(N, T, D, G)                                                 \
     T shmem_##N##_cswap(T *dest, T cond, T value, int pe)                                 \
-    {                                                                                     \
-        return shmem_##N##_atomic_compare_swap(dest, cond, value, pe);                    \
-    }                                                                                     \
-    T shmem_##N##_finc(T *dest, int pe) { return shmem_##N##_atomic_fetch_inc(dest, pe); } \
-    void shmem_##N##_inc(T *dest, int pe) { shmem_##N##_atomic_inc(dest, pe); }           \
-    T shmem_##N##_fadd(T *dest, T value, int pe)                                          \
-    {                                                                                     \
-        return shmem_##N##_atomic_fetch_add(dest, value, pe);                             \
-    }                                                                                     \
-    void shmem_##N##_add(T *dest, T value, int pe) { shmem_##N##_atomic_add(dest, value, pe); }
+        WEFT_ALIAS_OF(shmem_##N##_atomic_compare_swap);                                   \
+    T shmem_##N##_finc(T *dest, int pe) WEFT_ALIAS_OF(shmem_##N##_atomic_fetch_inc);      \
+    void shmem_##N##_inc(T *dest, int pe) WEFT_ALIAS_OF(shmem_##N##_atomic_inc);          \
+    T shmem_##N##_fadd(T *dest, T value, int pe) WEFT_ALIAS_OF(shmem_##N##_atomic_fetch_add); \
+    void shmem_##N##_add(T *dest, T value, int pe) WEFT_ALIAS_OF(shmem_##N##_atomic_add);
 WEFT_AMO_STD_TYPES(WEFT_DEF_AMO_DEPR_INT)
 
 #define WEFT_DEF_AMO_DEPR_EXT(N, T, D, G)                                                 \
-    T shmem_##N##_swap(T *dest, T value, int pe)                                          \
-    {                                                                                     \
-        return shmem_##N##_atomic_swap(dest, value, pe);                                  \
-    }                                                                                     \
-    T shmem_##N##_fetch(const T *source, int pe) { return shmem_##N##_atomic_fetch(source, pe); } \
-    void shmem_##N##_set(T *dest, T value, int pe) { shmem_##N##_atomic_set(dest, value, pe); }
+    T shmem_##N##_swap(T *dest, T value, int pe) WEFT_ALIAS_OF(shmem_##N##_atomic_swap);  \
+    T shmem_##N##_fetch(const T *source, int pe) WEFT_ALIAS_OF(shmem_##N##_atomic_fetch); \
+    void shmem_##N##_set(T *dest, T value, int pe) WEFT_ALIAS_OF(shmem_##N##_atomic_set);
 WEFT_AMO_EXT_TYPES(WEFT_DEF_AMO_DEPR_EXT)
 
-long(shmem_swap)(long *dest, long value, int pe) { return shmem_long_atomic_swap(dest, value, pe); }
+long(shmem_swap)(long *dest, long value, int pe) WEFT_ALIAS_OF(shmem_long_atomic_swap);

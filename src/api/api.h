@@ -12,6 +12,18 @@
 #include "../core/team.h"
 #include "../transport/transport.h"
 
+/* ---- routines shared between public names ----------------------------------
+ * A profiling tool may replace any public name (docs/profiling.md), so the
+ * library never calls one of its own: a routine that is another one under an
+ * older name is an alias of it (same address, same types), and a routine
+ * built on another one calls the shared internal below instead. */
+#define WEFT_ALIAS_OF(routine) __attribute__((alias(#routine)))
+
+/* shmem_ctx_create and shmem_team_create_ctx; call names the routine. */
+int weft_api_ctx_create(const char *call, long options, shmem_ctx_t *ctx);
+/* shmem_ptr and shmem_team_ptr: pe is a world PE. */
+void *weft_api_ptr(const char *call, const void *dest, int pe);
+
 static inline struct weft_ctx *weft_api_ctx(const char *call, shmem_ctx_t ctx)
 {
     if (WEFT_UNLIKELY(ctx == SHMEM_CTX_INVALID))

@@ -53,21 +53,27 @@ void *shmem_align(size_t alignment, size_t size)
     return sym_alloc("shmem_align", alignment, size, 0);
 }
 
-void shmem_free(void *ptr)
+/* The barrier first: no peer may still be writing into the block. */
+static void sym_free(void *ptr)
 {
-    weft_check_init("shmem_free");
     weft_barrier_all_internal();
     if (ptr)
         weft_heap_free(ptr);
+}
+
+void shmem_free(void *ptr)
+{
+    weft_check_init("shmem_free");
+    sym_free(ptr);
 }
 
 void *shmem_realloc(void *ptr, size_t size)
 {
     weft_check_init("shmem_realloc");
     if (!ptr)
-        return shmem_malloc(size);
+        return sym_alloc("shmem_realloc", 0, size, 0);
     if (size == 0) {
-        shmem_free(ptr);
+        sym_free(ptr);
         return NULL;
     }
     size_t old = weft_heap_usable(ptr);
@@ -88,7 +94,7 @@ void *shmem_realloc(void *ptr, size_t size)
     return p;
 }
 
-void *shmalloc(size_t size) { return shmem_malloc(size); }
-void shfree(void *ptr) { shmem_free(ptr); }
-void *shrealloc(void *ptr, size_t size) { return shmem_realloc(ptr, size); }
-void *shmemalign(size_t alignment, size_t size) { return shmem_align(alignment, size); }
+void *shmalloc(size_t size) WEFT_ALIAS_OF(shmem_malloc);
+void shfree(void *ptr) WEFT_ALIAS_OF(shmem_free);
+void *shrealloc(void *ptr, size_t size) WEFT_ALIAS_OF(shmem_realloc);
+void *shmemalign(size_t alignment, size_t size) WEFT_ALIAS_OF(shmem_align);

@@ -21,7 +21,11 @@ void shmem_ctx_fence(shmem_ctx_t ctx)
     if (ctx != SHMEM_CTX_INVALID)
         weft_tx_fence(ctx);
 }
-void shmem_fence(void) { shmem_ctx_fence(SHMEM_CTX_DEFAULT); }
+void shmem_fence(void)
+{
+    weft_check_init("shmem_fence");
+    weft_tx_fence(SHMEM_CTX_DEFAULT);
+}
 
 void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
@@ -56,9 +60,14 @@ void shmem_sync_all(void)
  * spec allows. */
 int shmem_ctx_create(long options, shmem_ctx_t *ctx)
 {
-    weft_check_init("shmem_ctx_create");
+    return weft_api_ctx_create("shmem_ctx_create", options, ctx);
+}
+
+int weft_api_ctx_create(const char *call, long options, shmem_ctx_t *ctx)
+{
+    weft_check_init(call);
     if (!ctx)
-        weft_fatal("shmem_ctx_create", "argument ctx is NULL");
+        weft_fatal(call, "argument ctx is NULL");
     if (options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE)) {
         *ctx = SHMEM_CTX_INVALID;
         return 1;

@@ -30,15 +30,18 @@ static int nested_init(int *provided)
     return 1;
 }
 
-void shmem_init(void)
+/* shmem_init and start_pes; call names the routine. */
+static void init_single(const char *call)
 {
     if (nested_init(NULL))
         return;
     if (weft_rt.finalized)
-        weft_fatal("shmem_init", "%s", reinit_refusal);
+        weft_fatal(call, "%s", reinit_refusal);
     weft_runtime_init(SHMEM_THREAD_SINGLE, NULL);
     unmatched_inits = 1;
 }
+
+void shmem_init(void) { init_single("shmem_init"); }
 
 int shmem_init_thread(int requested, int *provided)
 {
@@ -103,11 +106,13 @@ int shmem_addr_accessible(const void *addr, int pe)
     return pe >= 0 && pe < weft_rt.n_pes && weft_sym_resolve(addr, 1, &seg, &off) == 0;
 }
 
-void *shmem_ptr(const void *dest, int pe)
+void *shmem_ptr(const void *dest, int pe) { return weft_api_ptr("shmem_ptr", dest, pe); }
+
+void *weft_api_ptr(const char *call, const void *dest, int pe)
 {
     int seg;
     uint64_t off;
-    weft_check_init("shmem_ptr");
+    weft_check_init(call);
     if (pe < 0 || pe >= weft_rt.n_pes || weft_sym_resolve(dest, 1, &seg, &off) != 0)
         return NULL;
     if (pe == weft_rt.my_pe)
@@ -134,8 +139,8 @@ void shmem_info_get_name(char *name)
 void start_pes(int npes)
 {
     (void)npes; /* ignored since OpenSHMEM 1.0: the launcher decides */
-    shmem_init();
+    init_single("start_pes");
 }
 
-int _my_pe(void) { return shmem_my_pe(); }
-int _num_pes(void) { return shmem_n_pes(); }
+int _my_pe(void) WEFT_ALIAS_OF(shmem_my_pe);
+int _num_pes(void) WEFT_ALIAS_OF(shmem_n_pes);

@@ -180,7 +180,7 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
         *ctx = SHMEM_CTX_INVALID;
         return -1;
     }
-    int rc = shmem_ctx_create(options, ctx);
+    int rc = weft_api_ctx_create("shmem_team_create_ctx", options, ctx);
     if (rc == 0)
         (*ctx)->team = team;
     return rc;
@@ -204,5 +204,5 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
     weft_check_init("shmem_team_ptr");
     if (team == SHMEM_TEAM_INVALID || pe < 0 || pe >= team->size)
         return NULL;
-    return shmem_ptr(dest, weft_team_world_pe(team, pe));
+    return weft_api_ptr("shmem_team_ptr", dest, weft_team_world_pe(team, pe));
 }

@@ -1,0 +1,9 @@
+/* profiling.c owns shmem_pcontrol, the one routine of the profiling
+ * interface; the p-names of every routine are given at link time
+ * (cmake/ProfilingInterface.cmake, docs/profiling.md). */
+#include "api.h"
+
+/* The request is for a profiling tool that defines shmem_pcontrol; without
+ * one there is nothing to enable, disable or flush. It does not need an
+ * initialized library: a tool may be switched off before shmem_init. */
+void shmem_pcontrol(int level, ...) { (void)level; }
