@@ -22,7 +22,7 @@ extern "C++" {
 #define WEFT_CXX_UNPAREN(...) __VA_ARGS__
 
 /* shmem_OP PARAMS for one table row, forwarding to shmem_NAME_OP. Only rows
- * with GEN = Y produce an overload: a GEN = N row is a typedef of another
+ * with GEN = 1 produce an overload: a GEN = 0 row is a typedef of another
  * row's type (int64_t is long), so its overload would be a redefinition.
  * `return` of a void call is valid C++, so one form serves every result. */
 #define WEFT_CXX_PLAIN(GEN, NAME, RET, OP, PARAMS, ARGS)                                   \
