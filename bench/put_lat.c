@@ -7,7 +7,8 @@
  * and the issue asks how they compare with heap objects on each path). */
 #include "bench.h"
 
-static long flag; /* symmetric, raised to the round number */
+static long *flag; /* symmetric (heap, so --static changes only the data's
+                    * path), raised to the round number */
 #define STATIC_MAX ((size_t)1 << 20)
 static unsigned char static_target[STATIC_MAX];
 
@@ -29,6 +30,11 @@ int main(int argc, char **argv)
     unsigned char *heap_buf, *src;
     bench_alloc(name, o.max_size, &heap_buf, &src);
     unsigned char *buf = to_static ? static_target : heap_buf;
+    flag = shmem_calloc(1, sizeof *flag);
+    if (!flag) {
+        fprintf(stderr, "put_lat: shmem_calloc of the flag failed\n");
+        shmem_global_exit(1);
+    }
     int status = 0;
     long round = 0;
     for (size_t size = o.min_size; size <= o.max_size; size *= 2) {
@@ -45,13 +51,13 @@ int main(int argc, char **argv)
                 if (me == 0) {
                     shmem_putmem(buf, src, size, peer);
                     shmem_fence();
-                    shmem_long_p(&flag, round, peer);
-                    shmem_long_wait_until(&flag, SHMEM_CMP_GE, round);
+                    shmem_long_p(flag, round, peer);
+                    shmem_long_wait_until(flag, SHMEM_CMP_GE, round);
                 } else {
-                    shmem_long_wait_until(&flag, SHMEM_CMP_GE, round);
+                    shmem_long_wait_until(flag, SHMEM_CMP_GE, round);
                     shmem_putmem(buf, src, size, peer);
                     shmem_fence();
-                    shmem_long_p(&flag, round, peer);
+                    shmem_long_p(flag, round, peer);
                 }
             }
         }
@@ -66,6 +72,7 @@ int main(int argc, char **argv)
             break;
     }
     shmem_barrier_all();
+    shmem_free(flag);
     shmem_free(heap_buf);
     free(src);
     shmem_finalize();
