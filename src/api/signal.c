@@ -69,65 +69,42 @@ static void put_signal(const char *call, shmem_ctx_t ctx, void *dest, const void
         weft_tx_amo(c, op, WEFT_DT_U64, sseg, soff, &signal, NULL, NULL, pe);
 }
 
-#define WEFT_DEF_PUT_SIGNAL(N, T, D, G)                                                   \
-    void shmem_ctx_##N##_put_signal(shmem_ctx_t ctx, T *dest, const T *source,            \
-                                    size_t nelems, uint64_t *sig_addr, uint64_t signal,   \
-                                    int sig_op, int pe)                                   \
+/* The four forms (plain/ctx x blocking/nbi) of one put-with-signal name:
+ * NAME is the part after shmem_[ctx_] (int_put_signal, put64_signal),
+ * DT the pointer type of dest/source, ELEM the element size. */
+#define WEFT_DEF_PUT_SIGNAL_FORMS(NAME, DT, ELEM)                                         \
+    void shmem_ctx_##NAME(shmem_ctx_t ctx, DT *dest, const DT *source, size_t nelems,     \
+                          uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)        \
     {                                                                                     \
-        put_signal("shmem_ctx_" #N "_put_signal", ctx, dest, source, nelems * sizeof(T),  \
+        put_signal("shmem_ctx_" #NAME, ctx, dest, source, nelems * (ELEM), sig_addr,      \
+                   signal, sig_op, pe, 0);                                                \
+    }                                                                                     \
+    void shmem_##NAME(DT *dest, const DT *source, size_t nelems, uint64_t *sig_addr,      \
+                      uint64_t signal, int sig_op, int pe)                                \
+    {                                                                                     \
+        put_signal("shmem_" #NAME, SHMEM_CTX_DEFAULT, dest, source, nelems * (ELEM),      \
                    sig_addr, signal, sig_op, pe, 0);                                      \
     }                                                                                     \
-    void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems,                  \
-                                uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)  \
+    void shmem_ctx_##NAME##_nbi(shmem_ctx_t ctx, DT *dest, const DT *source,              \
+                                size_t nelems, uint64_t *sig_addr, uint64_t signal,       \
+                                int sig_op, int pe)                                       \
     {                                                                                     \
-        put_signal("shmem_" #N "_put_signal", SHMEM_CTX_DEFAULT, dest, source,            \
-                   nelems * sizeof(T), sig_addr, signal, sig_op, pe, 0);                  \
+        put_signal("shmem_ctx_" #NAME "_nbi", ctx, dest, source, nelems * (ELEM),         \
+                   sig_addr, signal, sig_op, pe, 1);                                      \
     }                                                                                     \
-    void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T *dest, const T *source,        \
-                                        size_t nelems, uint64_t *sig_addr,                \
-                                        uint64_t signal, int sig_op, int pe)              \
+    void shmem_##NAME##_nbi(DT *dest, const DT *source, size_t nelems,                    \
+                            uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)      \
     {                                                                                     \
-        put_signal("shmem_ctx_" #N "_put_signal_nbi", ctx, dest, source,                  \
-                   nelems * sizeof(T), sig_addr, signal, sig_op, pe, 1);                  \
-    }                                                                                     \
-    void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,              \
-                                    uint64_t *sig_addr, uint64_t signal, int sig_op,      \
-                                    int pe)                                               \
-    {                                                                                     \
-        put_signal("shmem_" #N "_put_signal_nbi", SHMEM_CTX_DEFAULT, dest, source,        \
-                   nelems * sizeof(T), sig_addr, signal, sig_op, pe, 1);                  \
+        put_signal("shmem_" #NAME "_nbi", SHMEM_CTX_DEFAULT, dest, source,                \
+                   nelems * (ELEM), sig_addr, signal, sig_op, pe, 1);                     \
     }
-WEFT_RMA_TYPES(WEFT_DEF_PUT_SIGNAL)
 
-/* Sized (WEFT_RMA_SIZES rows: bits, C type) and mem (bytes) forms. */
+/* Typed (WEFT_RMA_TYPES rows), sized (WEFT_RMA_SIZES rows: bits, C type)
+ * and mem (bytes) forms. */
+#define WEFT_DEF_PUT_SIGNAL(N, T, D, G) WEFT_DEF_PUT_SIGNAL_FORMS(N##_put_signal, T, sizeof(T))
+WEFT_RMA_TYPES(WEFT_DEF_PUT_SIGNAL)
 #define WEFT_DEF_PUT_SIGNAL_BYTES(NAME, T)                                                \
-    void shmem_ctx_put##NAME##_signal(shmem_ctx_t ctx, void *dest, const void *source,    \
-                                      size_t nelems, uint64_t *sig_addr, uint64_t signal, \
-                                      int sig_op, int pe)                                 \
-    {                                                                                     \
-        put_signal("shmem_ctx_put" #NAME "_signal", ctx, dest, source,                    \
-                   nelems * sizeof(T), sig_addr, signal, sig_op, pe, 0);                  \
-    }                                                                                     \
-    void shmem_put##NAME##_signal(void *dest, const void *source, size_t nelems,          \
-                                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)\
-    {                                                                                     \
-        put_signal("shmem_put" #NAME "_signal", SHMEM_CTX_DEFAULT, dest, source,          \
-                   nelems * sizeof(T), sig_addr, signal, sig_op, pe, 0);                  \
-    }                                                                                     \
-    void shmem_ctx_put##NAME##_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source,\
-                                          size_t nelems, uint64_t *sig_addr,              \
-                                          uint64_t signal, int sig_op, int pe)            \
-    {                                                                                     \
-        put_signal("shmem_ctx_put" #NAME "_signal_nbi", ctx, dest, source,                \
-                   nelems * sizeof(T), sig_addr, signal, sig_op, pe, 1);                  \
-    }                                                                                     \
-    void shmem_put##NAME##_signal_nbi(void *dest, const void *source, size_t nelems,      \
-                                      uint64_t *sig_addr, uint64_t signal, int sig_op,    \
-                                      int pe)                                             \
-    {                                                                                     \
-        put_signal("shmem_put" #NAME "_signal_nbi", SHMEM_CTX_DEFAULT, dest, source,      \
-                   nelems * sizeof(T), sig_addr, signal, sig_op, pe, 1);                  \
-    }
+    WEFT_DEF_PUT_SIGNAL_FORMS(put##NAME##_signal, void, sizeof(T))
 WEFT_RMA_SIZES(WEFT_DEF_PUT_SIGNAL_BYTES)
 WEFT_DEF_PUT_SIGNAL_BYTES(mem, unsigned char)
 
