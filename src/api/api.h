@@ -56,9 +56,8 @@ static inline int weft_api_pe(const char *call, const struct weft_ctx *c, int pe
 #define WEFT_HEAP_ADDR(OFF) ((uintptr_t)weft_fast_heap_base + (OFF))
 #define WEFT_HEAP_OFF(ADDR) ((uint64_t)((uintptr_t)(ADDR) - (uintptr_t)weft_fast_heap_base))
 
-/* The PE check of the fast path: the message is built in a cold function
- * so the range stays a compare with memory. */
-WEFT_NORETURN void weft_fail_pe(const char *call, int pe);
+/* The PE check of the fast path: the range is a compare with memory
+ * (weft_fast_n_pes), the message weft_check_pe's. */
 static inline void weft_fast_check_pe(const char *call, int pe)
 {
     if (WEFT_UNLIKELY((unsigned)pe >= weft_fast_n_pes))

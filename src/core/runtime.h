@@ -147,10 +147,11 @@ extern int weft_debug_enabled;
 
 /* Shared argument checks used by every public entry point: they name the
  * call and the argument in the message and abort the job. */
+WEFT_NORETURN void weft_fail_pe(const char *call, int pe); /* "argument pe=... out of range" */
 static inline void weft_check_pe(const char *call, int pe)
 {
     if (WEFT_UNLIKELY((unsigned)pe >= (unsigned)weft_rt.n_pes))
-        weft_fatal(call, "argument pe=%d is out of range [0, %d)", pe, weft_rt.n_pes);
+        weft_fail_pe(call, pe);
 }
 WEFT_NORETURN void weft_fail_not_symmetric(const char *call, const char *arg, const void *addr,
                                            size_t len);
