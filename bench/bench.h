@@ -72,4 +72,58 @@ static inline void bench_report_slowest(const char *name, size_t size, double t0
         bench_result(name, size, bench_t_max, "us");
 }
 
+/* put_bw and get_bw: PE 0 issues windows of BENCH_BW_WINDOW non-blocking
+ * transfers of `size` bytes to (put) or from (get) PE 1, each window ended
+ * by shmem_quiet; every transfer of a window lands in the same place, so
+ * the figure is the transport's, not the cache footprint's. The receiving
+ * PE checks the data of every size. Returns the exit status. */
+static inline int bench_bw(const char *name, int get, int argc, char **argv)
+{
+    struct bench_opts o = bench_start(name, get ? "shmem_getmem_nbi x 64 + quiet, PE 1 -> PE 0, MB/s"
+                                                : "shmem_putmem_nbi x 64 + quiet, PE 0 -> PE 1, MB/s",
+                                      argc, argv, 2000, 2);
+    int me = shmem_my_pe(), receiver = get ? 0 : 1;
+    unsigned char *sym, *priv;
+    bench_alloc(name, o.max_size, &sym, &priv);
+    /* The data sits in the symmetric buffer for a get (PE 1's is read), in
+     * the private one for a put (PE 0's is written into PE 1's symmetric). */
+    unsigned char *filled = get ? sym : priv, *landed = get ? priv : sym;
+    int status = 0;
+    for (size_t size = o.min_size; size <= o.max_size; size *= 2) {
+        long iters = bench_bw_windows(&o, size), warm = bench_warmup(iters) / 2 + 1;
+        bench_fill(filled, size, (unsigned)size);
+        memset(landed, 0, size);
+        shmem_barrier_all();
+        if (me == 0) {
+            double t0 = 0;
+            for (long i = 0; i < warm + iters; i++) {
+                if (i == warm)
+                    t0 = bench_now();
+                for (int w = 0; w < BENCH_BW_WINDOW; w++) {
+                    if (get)
+                        shmem_getmem_nbi(priv, sym, size, 1);
+                    else
+                        shmem_putmem_nbi(sym, priv, size, 1);
+                }
+                shmem_quiet();
+            }
+            double t = bench_now() - t0;
+            bench_result(name, size, (double)size * BENCH_BW_WINDOW * (double)iters / t / 1e6,
+                         "MB/s");
+        }
+        shmem_barrier_all();
+        if (me == receiver && bench_check(landed, size, (unsigned)size) != 0) {
+            fprintf(stderr, "%s: PE %d: wrong data at size %zu\n", name, me, size);
+            status = 1;
+        }
+        if (size > o.max_size / 2)
+            break;
+    }
+    shmem_barrier_all();
+    shmem_free(sym);
+    free(priv);
+    shmem_finalize();
+    return status;
+}
+
 #endif
