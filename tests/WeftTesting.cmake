@@ -86,6 +86,12 @@ if(WEFT_SANITIZE)
 else()
   set(_weft_time_scale 1)
 endif()
+# Under ThreadSanitizer every job reads tests/tsan.supp (what libfabric,
+# which is not instrumented, would otherwise make TSan report).
+set(_weft_sanitizer_env "")
+if(WEFT_SANITIZE STREQUAL "thread")
+  set(_weft_sanitizer_env TSAN_OPTIONS=suppressions=${WEFT_TEST_DIR}/tsan.supp)
+endif()
 
 function(weft_test_program target)
   cmake_parse_arguments(P "" "" "SOURCES;DEFINITIONS;INTERPOSE" ${ARGN})
@@ -200,7 +206,8 @@ function(weft_job_test)
       elseif(NOT prov STREQUAL "default")
         list(APPEND env FI_PROVIDER=${prov} WEFT_ONNODE=0)
       endif()
-      list(APPEND env WT_TIMEOUT=${watchdog} ${WEFT_TEST_EXTRA_ENV} ${T_ENV})
+      list(APPEND env WT_TIMEOUT=${watchdog} ${_weft_sanitizer_env} ${WEFT_TEST_EXTRA_ENV}
+                      ${T_ENV})
       set(name ${base}.np${np}.${prov})
       add_test(NAME ${name}
                COMMAND ${wrap} ${CMAKE_COMMAND} -E env ${env}

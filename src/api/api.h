@@ -19,8 +19,12 @@
  * built on another one calls the shared internal below instead. */
 #define WEFT_ALIAS_OF(routine) __attribute__((alias(#routine)))
 
-/* shmem_ctx_create and shmem_team_create_ctx; call names the routine. */
-int weft_api_ctx_create(const char *call, long options, shmem_ctx_t *ctx);
+/* shmem_ctx_create and shmem_team_create_ctx; call names the routine. A
+ * new context on team with its own transmit resources where the transport
+ * has them; 0, or non-zero with *ctx = SHMEM_CTX_INVALID. */
+struct weft_team;
+int weft_api_ctx_create(const char *call, long options, struct weft_team *team,
+                        shmem_ctx_t *ctx);
 /* shmem_ptr and shmem_team_ptr: pe is a world PE. */
 void *weft_api_ptr(const char *call, const void *dest, int pe);
 

@@ -55,30 +55,41 @@ void shmem_sync_all(void)
     weft_barrier_all_internal();
 }
 
-/* Contexts share the default context's transport resources until each gets
- * its own endpoint; a quiet on any of them then completes all, which the
- * spec allows. */
+/* A context gets transmit resources of its own (an endpoint with its own
+ * counters) while the transport's budget lasts, so its quiet waits for
+ * nothing issued on another context; past the budget it shares the default
+ * context's (its quiet then also completes the default context's
+ * operations, which the spec allows), or, with WEFT_CTX_SHARE=0, creation
+ * fails. PRIVATE and SERIALIZED contexts are used by one thread at a time
+ * and take no lock; the others may be used by many threads at once under
+ * SHMEM_THREAD_MULTIPLE. NOSTORE needs nothing: a context that stores
+ * nothing has nothing for quiet to complete. */
 int shmem_ctx_create(long options, shmem_ctx_t *ctx)
 {
-    return weft_api_ctx_create("shmem_ctx_create", options, ctx);
+    return weft_api_ctx_create("shmem_ctx_create", options, &weft_team_world, ctx);
 }
 
-int weft_api_ctx_create(const char *call, long options, shmem_ctx_t *ctx)
+int weft_api_ctx_create(const char *call, long options, struct weft_team *team,
+                        shmem_ctx_t *ctx)
 {
     weft_check_init(call);
     if (!ctx)
         weft_fatal(call, "argument ctx is NULL");
-    if (options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE)) {
-        *ctx = SHMEM_CTX_INVALID;
+    *ctx = SHMEM_CTX_INVALID;
+    if (options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE))
         return 1;
-    }
     struct weft_ctx *c = malloc(sizeof *c);
-    if (!c) {
-        *ctx = SHMEM_CTX_INVALID;
+    if (!c)
+        return 1;
+    int own;
+    c->ofi = weft_ofi_ctx_tx_create(!!(options & (SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED)),
+                                    &own);
+    if (!c->ofi) {
+        free(c);
         return 1;
     }
-    *c = weft_ctx_default;
     c->options = options;
+    c->team = team;
     *ctx = c;
     return 0;
 }
@@ -90,7 +101,8 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
     if (ctx == SHMEM_CTX_DEFAULT)
         weft_fatal("shmem_ctx_destroy", "argument ctx is SHMEM_CTX_DEFAULT, which cannot be "
                    "destroyed");
-    weft_tx_quiet(ctx);
+    weft_tx_quiet(ctx); /* the direct path's fence; the transport completes the rest */
+    weft_ofi_ctx_tx_destroy(ctx->ofi);
     free(ctx);
 }
 

@@ -180,10 +180,7 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
         *ctx = SHMEM_CTX_INVALID;
         return -1;
     }
-    int rc = weft_api_ctx_create("shmem_team_create_ctx", options, ctx);
-    if (rc == 0)
-        (*ctx)->team = team;
-    return rc;
+    return weft_api_ctx_create("shmem_team_create_ctx", options, team, ctx);
 }
 
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)

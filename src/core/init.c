@@ -75,7 +75,7 @@ int weft_runtime_init(int requested, int *provided)
                weft_rt.seg[WEFT_SEG_DATA].size);
 
     weft_onnode_init(); /* the atomicity rule needs it before ofi_init */
-    if (weft_ofi_init() != 0)
+    if (weft_ofi_init(requested >= WEFT_THREAD_MULTIPLE) != 0)
         weft_fatal("shmem_init", "cannot initialize the libfabric transport (set WEFT_DEBUG=1 "
                    "for details; FI_PROVIDER selects a provider)");
     weft_ctx_default.ofi = weft_ofi_default_tx();
@@ -85,9 +85,11 @@ int weft_runtime_init(int requested, int *provided)
     weft_fast_heap_limit = weft_rt.seg[WEFT_SEG_HEAP].size - WEFT_FAST_MAX;
     weft_team_init_predefined();
 
-    /* SERIALIZED is the most we offer until contexts have their own
-     * resources; MULTIPLE requests get SERIALIZED, as the spec allows. */
-    weft_rt.thread_level = requested < 0 ? 0 : requested > 2 ? 2 : requested;
+    /* MULTIPLE needs a domain every thread may drive at once
+     * (FI_THREAD_SAFE); a provider without it gets SERIALIZED, as the spec
+     * allows. */
+    int most = weft_ofi_thread_multiple() ? WEFT_THREAD_MULTIPLE : WEFT_THREAD_MULTIPLE - 1;
+    weft_rt.thread_level = requested < 0 ? 0 : requested > most ? most : requested;
     if (provided)
         *provided = weft_rt.thread_level;
 

@@ -68,6 +68,7 @@ extern const char *const weft_dtype_names[WEFT_DT_NTYPES];
 
 /* Thread levels mirror SHMEM_THREAD_*; kept numeric here so the core does
  * not depend on the public header. */
+#define WEFT_THREAD_MULTIPLE 3
 struct weft_runtime {
     int my_pe;
     int n_pes;

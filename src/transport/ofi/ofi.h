@@ -1,5 +1,5 @@
 /* ofi.h owns weft's libfabric transport interface: one RDM endpoint per PE
- * (per context later), AV table addressing (fi_addr == PE), registered
+ * plus one per context (within a budget), AV table addressing (fi_addr == PE), registered
  * symmetric segments, counters for completion, native atomics where the
  * provider has them and a software message engine where it does not.
  * Hot-path calls are static inline here; setup lives in ofi_*.c. */
@@ -20,13 +20,18 @@
 struct weft_ofi_tx;
 
 /* The part of struct weft_ofi_tx the inline fast paths read: whether
- * anything was issued through libfabric since the last quiet. */
+ * anything was issued through libfabric since the last quiet. Read without
+ * a lock (other threads may issue on a shared tx meanwhile). A quiet that
+ * finds it clear skips the transport, so the clearing quiet releases what
+ * it completed (another thread's fetched values included) and this load
+ * acquires it: on x86 both are the plain one-instruction load and store. */
 struct weft_ofi_tx_head {
     int active;
 };
 static inline int weft_ofi_active(const struct weft_ofi_tx *tx)
 {
-    return ((const struct weft_ofi_tx_head *)(const void *)tx)->active;
+    return __atomic_load_n(&((const struct weft_ofi_tx_head *)(const void *)tx)->active,
+                           __ATOMIC_ACQUIRE);
 }
 /* The default context's resources, a global of its own so that the fast
  * paths reach them with one RIP-relative access. */
@@ -34,12 +39,26 @@ extern struct weft_ofi_tx weft_ofi_tx0;
 
 /* Open fabric/domain/endpoint/AV/counters, register every segment in
  * weft_rt.seg[], exchange addresses and keys through the bootstrap
- * (collective over all PEs), decide the atomic table. Returns 0 or -1. */
-int weft_ofi_init(void);
+ * (collective over all PEs), decide the atomic table. thread_multiple:
+ * the program asked for SHMEM_THREAD_MULTIPLE (the domain must then be
+ * FI_THREAD_SAFE and the default context's tx is shared). Returns 0 or -1. */
+int weft_ofi_init(int thread_multiple);
 void weft_ofi_fini(void);
+/* 1 if SHMEM_THREAD_MULTIPLE can be provided (FI_THREAD_SAFE domain). */
+int weft_ofi_thread_multiple(void);
 
 /* The default context's transmit resources. */
 struct weft_ofi_tx *weft_ofi_default_tx(void);
+
+/* A context's transmit resources (ofi_ctx.c): an endpoint of its own with
+ * its own counters and CQ while the budget lasts, else the default
+ * context's (when sharing is allowed: WEFT_CTX_SHARE). private_use: only one
+ * thread at a time will use it (SHMEM_CTX_PRIVATE or SHMEM_CTX_SERIALIZED),
+ * so it needs no lock even under SHMEM_THREAD_MULTIPLE. Returns NULL when
+ * no tx can be had; *own is 1 for a dedicated endpoint. */
+struct weft_ofi_tx *weft_ofi_ctx_tx_create(int private_use, int *own);
+/* Completes everything issued on tx, then releases it (tx0: only the count). */
+void weft_ofi_ctx_tx_destroy(struct weft_ofi_tx *tx);
 
 /* RMA. seg/off name the target object on PE pe (see weft_sym_resolve).
  * put: returns when src may be reused (remote completion at quiet).

@@ -141,6 +141,11 @@ static void amo_rep_handler(int src, const uint64_t *args, int nargs, const void
         weft_fatal("weft_ofi_progress", "malformed atomic reply from PE %d", src);
     uint64_t token = args[0];
     struct weft_ofi_tx *tx = (struct weft_ofi_tx *)(uintptr_t)args[1];
+    /* This may run on any thread that progresses. The issuer prepared w and
+     * the result location before its release increment of am_issued; the
+     * reply's trip through the wire orders them physically, this acquire
+     * says so to the memory model (and to ThreadSanitizer). */
+    (void)__atomic_load_n(&tx->am_issued, __ATOMIC_ACQUIRE);
     if (token & 1) {
         struct sw_wait *w = (struct sw_wait *)(uintptr_t)(token & ~(uint64_t)1);
         if (w->result)
@@ -174,8 +179,8 @@ static void sw_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype 
     uint64_t token = wait ? ((uint64_t)(uintptr_t)&w | 1) : (uint64_t)(uintptr_t)result;
     uint64_t args[4] = {(uint64_t)op | (uint64_t)dt << 8 | (uint64_t)seg << 16, off, token,
                         (uint64_t)(uintptr_t)tx};
-    tx->am_issued++;
-    tx->head.active = 1;
+    __atomic_add_fetch(&tx->am_issued, 1, __ATOMIC_RELEASE); /* see amo_rep_handler */
+    weft_ofi_set_active(tx, 1);
     weft_am_send(pe, WEFT_AM_H_AMO_REQ, args, 4, payload, sizeof payload);
     if (wait) {
         unsigned spins = 0;
@@ -204,11 +209,11 @@ static void native_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dt
     if (!result && !fetching) {
         while ((rc = fi_inject_atomic(tx->ep, operand, 1, (fi_addr_t)pe, raddr, key, fdt, fop)) ==
                -FI_EAGAIN)
-            weft_ofi_retry_wait(&r, "fi_inject_atomic", pe);
+            weft_ofi_retry_wait(tx, &r, "fi_inject_atomic", pe);
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_inject_atomic", pe, rc);
         tx->w_issued++;
-        tx->head.active = 1;
+        weft_ofi_set_active(tx, 1);
         weft_ofi_mark_dirty(tx, pe); /* injects have no delivery semantics */
         return;
     }
@@ -257,18 +262,18 @@ static void native_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dt
     if (op == WEFT_AMO_CSWAP) {
         while ((rc = fi_compare_atomic(tx->ep, buf, 1, bdesc, cmp, cdesc, res, rdesc,
                                        (fi_addr_t)pe, raddr, key, fdt, fop, NULL)) == -FI_EAGAIN)
-            weft_ofi_retry_wait(&r, "fi_compare_atomic", pe);
+            weft_ofi_retry_wait(tx, &r, "fi_compare_atomic", pe);
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_compare_atomic", pe, rc);
     } else {
         while ((rc = fi_fetch_atomic(tx->ep, buf, 1, bdesc, res, rdesc, (fi_addr_t)pe, raddr, key,
                                      fdt, fop, NULL)) == -FI_EAGAIN)
-            weft_ofi_retry_wait(&r, "fi_fetch_atomic", pe);
+            weft_ofi_retry_wait(tx, &r, "fi_fetch_atomic", pe);
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_fetch_atomic", pe, rc);
     }
     tx->r_issued++;
-    tx->head.active = 1;
+    weft_ofi_set_active(tx, 1);
     if (blocking) {
         weft_ofi_wait_reads(tx, "shmem_atomic");
         if (bounce_res && result)
@@ -276,20 +281,26 @@ static void native_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dt
     }
 }
 
+/* A shared tx is held across the whole atomic, the wait for a blocking
+ * one's result included (ofi_internal.h says why). */
 void weft_ofi_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype dt, int seg,
                   uint64_t off, const void *operand, const void *compare, void *result, int pe)
 {
+    weft_ofi_tx_enter(tx);
     if (weft_ofi.dt_native[dt])
         native_amo(tx, op, dt, seg, off, operand, compare, result, pe, 1);
     else
         sw_amo(tx, op, dt, seg, off, operand, compare, result, pe, 1);
+    weft_ofi_tx_leave(tx);
 }
 
 void weft_ofi_amo_nbi(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype dt, int seg,
                       uint64_t off, const void *operand, const void *compare, void *result, int pe)
 {
+    weft_ofi_tx_enter(tx);
     if (weft_ofi.dt_native[dt])
         native_amo(tx, op, dt, seg, off, operand, compare, result, pe, 0);
     else
         sw_amo(tx, op, dt, seg, off, operand, compare, result, pe, 0);
+    weft_ofi_tx_leave(tx);
 }

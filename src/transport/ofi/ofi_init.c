@@ -45,10 +45,13 @@ static long now_sec(void)
     return (long)ts.tv_sec;
 }
 
-void weft_ofi_retry_wait(struct weft_ofi_retry *r, const char *what, int pe)
+void weft_ofi_retry_wait(struct weft_ofi_tx *tx, struct weft_ofi_retry *r, const char *what,
+                         int pe)
 {
     if (r->spins == 0)
         r->start = now_sec();
+    if (tx && tx->cq != weft_ofi.cq)
+        (void)fi_cntr_read(tx->wcntr); /* util counters progress their endpoints */
     weft_poll_yield(&r->spins);
     if ((r->spins & 1023) == 0 && weft_ofi.retry_timeout > 0 &&
         now_sec() - r->start > weft_ofi.retry_timeout) {
@@ -60,15 +63,32 @@ void weft_ofi_retry_wait(struct weft_ofi_retry *r, const char *what, int pe)
     }
 }
 
-static void wait_cntr(struct fid_cntr *c, uint64_t issued, uint64_t *err_seen, const char *what,
-                      const char *kind)
+/* A context's endpoint reports its failed operations on its own CQ; the
+ * default's land in the shared CQ, which progress drains. */
+static void pick_up_error_text(struct weft_ofi_tx *tx)
+{
+    if (tx->cq == weft_ofi.cq) {
+        weft_ofi_progress();
+        return;
+    }
+    struct fi_cq_err_entry err;
+    memset(&err, 0, sizeof err);
+    if (fi_cq_readerr(tx->cq, &err, 0) < 0)
+        return;
+    const char *s = fi_cq_strerror(tx->cq, err.prov_errno, err.err_data, NULL, 0);
+    snprintf(weft_ofi.last_err, sizeof weft_ofi.last_err, "%s (%s)", fi_strerror(err.err),
+             s ? s : "");
+}
+
+static void wait_cntr(struct weft_ofi_tx *tx, struct fid_cntr *c, uint64_t issued,
+                      uint64_t *err_seen, const char *what, const char *kind)
 {
     unsigned spins = 0;
     for (;;) {
         uint64_t done = fi_cntr_read(c);
         uint64_t err = fi_cntr_readerr(c);
         if (WEFT_UNLIKELY(err != *err_seen)) {
-            weft_ofi_progress(); /* pick up the error completion text */
+            pick_up_error_text(tx);
             weft_fatal(what, "%" PRIu64 " %s operation(s) failed: %s", err - *err_seen, kind,
                        weft_ofi.last_err[0] ? weft_ofi.last_err : "(no detail from provider)");
         }
@@ -81,13 +101,13 @@ static void wait_cntr(struct fid_cntr *c, uint64_t issued, uint64_t *err_seen, c
 void weft_ofi_wait_writes(struct weft_ofi_tx *tx, const char *what)
 {
     uint64_t issued = __atomic_load_n(&tx->w_issued, __ATOMIC_RELAXED);
-    wait_cntr(tx->wcntr, issued, &tx->w_err_seen, what, "put/atomic");
+    wait_cntr(tx, tx->wcntr, issued, &tx->w_err_seen, what, "put/atomic");
 }
 
 void weft_ofi_wait_reads(struct weft_ofi_tx *tx, const char *what)
 {
     uint64_t issued = __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED);
-    wait_cntr(tx->rcntr, issued, &tx->r_err_seen, what, "get/fetching atomic");
+    wait_cntr(tx, tx->rcntr, issued, &tx->r_err_seen, what, "get/fetching atomic");
 }
 
 /* ---- progress ---------------------------------------------------------- */
@@ -114,6 +134,10 @@ static void *progress_main(void *arg)
         weft_ofi_progress();
         /* Counters progress too on some providers (util counters). */
         (void)fi_cntr_read(weft_ofi_tx0.wcntr);
+        /* Contexts' endpoints are progressed by their owners while they
+         * wait; between waits, non-blocking puts on manual-progress
+         * providers would stall (tcp: the socket fills), so poke them. */
+        weft_ofi_ctx_poke();
         nanosleep(&ts, NULL);
     }
     return NULL;
@@ -210,6 +234,16 @@ static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on
      * 4-PE ring hop 19.9 ms -> 1.2 ms with 0 on 2 cores). The user's value
      * wins. Must be set before libfabric initializes the provider. */
     setenv("FI_SOCKETS_PE_WAITTIME", "0", 0);
+    /* tcp;ofi_rxm gives every endpoint a pool of MSG_RX_SIZE receive
+     * buffers and every connection about 1024 more, each BUFFER_SIZE
+     * bytes: 68 MiB per endpoint plus 17 MiB per peer at the defaults
+     * (measured), which made an endpoint per context unaffordable. weft's
+     * messages (software atomics, rxm's own atomic emulation) are under 2
+     * KiB and RMA bypasses these buffers: 4 KiB x 128 gives 5 MiB plus 5
+     * MiB per peer, with no change measured in the benchmarks
+     * (docs/providers.md). The user's values win. */
+    setenv("FI_OFI_RXM_BUFFER_SIZE", "4096", 0);
+    setenv("FI_OFI_RXM_MSG_RX_SIZE", "128", 0);
     drop_infinipath_handlers();
     /* FI_PROVIDER="" would match no provider at all: treat it as unset. */
     const char *fi_prov = getenv("FI_PROVIDER");
@@ -346,17 +380,113 @@ static int register_segments(struct peer_blob *mine)
             return -1;
         }
     }
-    /* Scratch for flush reads and FI_MR_LOCAL bounces: local access only. */
-    struct weft_ofi_tx *tx = &weft_ofi_tx0;
-    if (posix_memalign((void **)&tx->bounce, 4096, WEFT_OFI_BOUNCE_SIZE))
-        return -1;
-    memset(tx->bounce, 0, WEFT_OFI_BOUNCE_SIZE);
-    if (weft_ofi.mr_local) {
-        if (reg_one(tx->bounce, WEFT_OFI_BOUNCE_SIZE, FI_READ | FI_WRITE, 100, &tx->bounce_mr))
-            return -1;
-        tx->bounce_desc = fi_mr_desc(tx->bounce_mr);
-    }
     return 0;
+}
+
+/* ---- transmit resources (the default context's and contexts') --------- */
+
+/* Scratch for flush reads and, with FI_MR_LOCAL, bounces: local access
+ * only. With FI_MR_ENDPOINT the registration is bound to this tx's
+ * endpoint. */
+static int open_scratch(struct weft_ofi_tx *tx, int warn)
+{
+    tx->bounce_size = weft_ofi.mr_local ? WEFT_OFI_BOUNCE_SIZE : 64;
+    if (posix_memalign((void **)&tx->bounce, weft_ofi.mr_local ? 4096 : 64, tx->bounce_size))
+        return -1;
+    memset(tx->bounce, 0, tx->bounce_size);
+    if (!weft_ofi.mr_local)
+        return 0;
+    /* Requested keys must differ within the domain (segments use theirs). */
+    static uint64_t next_key = 100;
+    uint64_t key = __atomic_fetch_add(&next_key, 1, __ATOMIC_RELAXED);
+    int rc = fi_mr_reg(weft_ofi.domain, tx->bounce, tx->bounce_size, FI_READ | FI_WRITE, 0, key,
+                       0, &tx->bounce_mr, NULL);
+    if (rc == 0 && weft_ofi.mr_endpoint &&
+        ((rc = fi_mr_bind(tx->bounce_mr, &tx->ep->fid, 0)) != 0 ||
+         (rc = fi_mr_enable(tx->bounce_mr)) != 0)) {
+        fi_close(&tx->bounce_mr->fid);
+        tx->bounce_mr = NULL;
+    }
+    if (rc) {
+        if (warn)
+            weft_warn("weft_ofi_init", "registering the scratch buffer: %s", fi_strerror(-rc));
+        return -1;
+    }
+    tx->bounce_desc = fi_mr_desc(tx->bounce_mr);
+    return 0;
+}
+
+#define TX_CHECK(call, what)                                                      \
+    do {                                                                          \
+        int rc_ = (call);                                                         \
+        if (rc_) {                                                                \
+            if (warn)                                                             \
+                weft_warn("weft_ofi_init", "%s: %s", what, fi_strerror(-rc_));    \
+            else                                                                  \
+                weft_debug("ofi: context endpoint: %s: %s", what, fi_strerror(-rc_)); \
+            return -1;                                                            \
+        }                                                                         \
+    } while (0)
+
+int weft_ofi_tx_open(struct weft_ofi_tx *tx, struct fid_cq *cq, int warn)
+{
+    struct fi_info *fi = weft_ofi.info;
+    if (tx != &weft_ofi_tx0 && weft_ofi.ctx_info)
+        fi = weft_ofi.ctx_info;
+    struct fi_cntr_attr ca;
+    memset(&ca, 0, sizeof ca);
+    ca.events = FI_CNTR_EVENTS_COMP;
+    tx->cq = cq;
+    TX_CHECK(fi_cntr_open(weft_ofi.domain, &ca, &tx->wcntr, NULL), "fi_cntr_open(write)");
+    TX_CHECK(fi_cntr_open(weft_ofi.domain, &ca, &tx->rcntr, NULL), "fi_cntr_open(read)");
+    /* The shm provider names its region after our PID; a region left by a
+     * hard-killed process whose PID we now reuse makes fi_enable fail with
+     * EBUSY once, after which the provider has removed it: retry
+     * (docs/providers.md). */
+    for (int attempt = 0;; attempt++) {
+        TX_CHECK(fi_endpoint(weft_ofi.domain, fi, &tx->ep, NULL), "fi_endpoint");
+        TX_CHECK(fi_ep_bind(tx->ep, &weft_ofi.av->fid, 0), "fi_ep_bind(av)");
+        TX_CHECK(fi_ep_bind(tx->ep, &cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION),
+                 "fi_ep_bind(cq)");
+        TX_CHECK(fi_ep_bind(tx->ep, &tx->wcntr->fid, FI_WRITE), "fi_ep_bind(write counter)");
+        TX_CHECK(fi_ep_bind(tx->ep, &tx->rcntr->fid, FI_READ), "fi_ep_bind(read counter)");
+        int rc = fi_enable(tx->ep);
+        if (rc == 0)
+            break;
+        if (rc != -FI_EBUSY || attempt == 2)
+            TX_CHECK(rc, "fi_enable");
+        weft_debug("ofi: fi_enable: %s; retrying with a new endpoint", fi_strerror(-rc));
+        fi_close(&tx->ep->fid);
+        tx->ep = NULL;
+    }
+    tx->dirty = calloc((size_t)weft_rt.n_pes, 1);
+    tx->dirty_list = calloc((size_t)weft_rt.n_pes, sizeof(int));
+    if (!tx->dirty || !tx->dirty_list)
+        return -1;
+    return open_scratch(tx, warn);
+}
+
+void weft_ofi_tx_close(struct weft_ofi_tx *tx)
+{
+    /* The endpoint first: it holds references to the counters, the CQ and
+     * the scratch registration. */
+    if (tx->ep)
+        fi_close(&tx->ep->fid);
+    if (tx->bounce_mr)
+        fi_close(&tx->bounce_mr->fid);
+    if (tx->wcntr)
+        fi_close(&tx->wcntr->fid);
+    if (tx->rcntr)
+        fi_close(&tx->rcntr->fid);
+    tx->ep = NULL;
+    tx->bounce_mr = NULL;
+    tx->wcntr = tx->rcntr = NULL;
+    free(tx->bounce);
+    free(tx->dirty);
+    free(tx->dirty_list);
+    tx->bounce = NULL;
+    tx->dirty = NULL;
+    tx->dirty_list = NULL;
 }
 
 /* ---- init / fini ------------------------------------------------------- */
@@ -370,13 +500,16 @@ static int register_segments(struct peer_blob *mine)
         }                                                                         \
     } while (0)
 
-int weft_ofi_init(void)
+int weft_ofi_init(int thread_multiple)
 {
     memset(&weft_ofi, 0, sizeof weft_ofi);
+    pthread_mutex_init(&weft_ofi.ctx_lock, NULL);
     int thread_on = 0;
-    /* The runtime may enable threads later (SERIALIZED at most today); the
-     * domain model only has to cover our own progress thread. */
-    struct fi_info *fi = choose_provider(0, &thread_on);
+    /* FI_THREAD_SAFE covers our progress thread and, under
+     * SHMEM_THREAD_MULTIPLE, threads driving their contexts' endpoints at
+     * the same time (FI_THREAD_DOMAIN would make the whole domain one
+     * thread's at a time). */
+    struct fi_info *fi = choose_provider(thread_multiple, &thread_on);
     if (!fi)
         return -1;
     weft_ofi.info = fi;
@@ -387,6 +520,9 @@ int weft_ofi_init(void)
     weft_ofi.mr_endpoint = !!(mm & FI_MR_ENDPOINT);
     weft_ofi.manual = progress_is_manual(fi);
     weft_ofi.thread_safe = fi->domain_attr->threading == FI_THREAD_SAFE;
+    /* Without FI_THREAD_SAFE the runtime provides SERIALIZED instead. */
+    thread_multiple = thread_multiple && weft_ofi.thread_safe;
+    weft_ofi.thread_multiple = thread_multiple;
     weft_ofi.have_atomic_cap = !!(fi->caps & FI_ATOMIC);
     weft_ofi.rc = (fi->tx_attr->op_flags & FI_DELIVERY_COMPLETE) ? WEFT_RC_DELIVERY : WEFT_RC_FLUSH;
     weft_ofi.prov_inject = fi->tx_attr->inject_size;
@@ -422,36 +558,12 @@ int weft_ofi_init(void)
     CHECK(fi_cq_open(weft_ofi.domain, &cqa, &weft_ofi.cq, NULL), "fi_cq_open");
 
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
-    struct fi_cntr_attr ca;
-    memset(&ca, 0, sizeof ca);
-    ca.events = FI_CNTR_EVENTS_COMP;
-    CHECK(fi_cntr_open(weft_ofi.domain, &ca, &tx->wcntr, NULL), "fi_cntr_open(write)");
-    CHECK(fi_cntr_open(weft_ofi.domain, &ca, &tx->rcntr, NULL), "fi_cntr_open(read)");
-    /* The shm provider names its region after our PID; a region left by a
-     * hard-killed process whose PID we now reuse makes fi_enable fail with
-     * EBUSY once, after which the provider has removed it: retry
-     * (docs/providers.md). */
-    for (int attempt = 0;; attempt++) {
-        CHECK(fi_endpoint(weft_ofi.domain, fi, &tx->ep, NULL), "fi_endpoint");
-        CHECK(fi_ep_bind(tx->ep, &weft_ofi.av->fid, 0), "fi_ep_bind(av)");
-        CHECK(fi_ep_bind(tx->ep, &weft_ofi.cq->fid,
-                         FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION),
-              "fi_ep_bind(cq)");
-        CHECK(fi_ep_bind(tx->ep, &tx->wcntr->fid, FI_WRITE), "fi_ep_bind(write counter)");
-        CHECK(fi_ep_bind(tx->ep, &tx->rcntr->fid, FI_READ), "fi_ep_bind(read counter)");
-        int rc = fi_enable(tx->ep);
-        if (rc == 0)
-            break;
-        if (rc != -FI_EBUSY || attempt == 2)
-            CHECK(rc, "fi_enable");
-        weft_debug("ofi: fi_enable: %s; retrying with a new endpoint", fi_strerror(-rc));
-        fi_close(&tx->ep->fid);
-        tx->ep = NULL;
-    }
-    tx->dirty = calloc((size_t)weft_rt.n_pes, 1);
-    tx->dirty_list = calloc((size_t)weft_rt.n_pes, sizeof(int));
-    if (!tx->dirty || !tx->dirty_list)
+    if (weft_ofi_tx_open(tx, weft_ofi.cq, 1) != 0)
         return -1;
+    /* Under SHMEM_THREAD_MULTIPLE any thread may use the default context. */
+    tx->shared = thread_multiple;
+    pthread_mutex_init(&tx->lock, NULL);
+    weft_ofi.scalar_inject = tx->shared ? 0 : weft_ofi.inject_size;
 
     struct peer_blob mine;
     memset(&mine, 0, sizeof mine);
@@ -503,6 +615,7 @@ int weft_ofi_init(void)
     if (weft_am_init() != 0)
         return -1;
     weft_ofi_amo_init();
+    weft_ofi_ctx_init();
     if (thread_on == 2) {
         int any_sw = 0;
         for (int d = 0; d < WEFT_DT_NTYPES; d++)
@@ -532,6 +645,9 @@ void weft_ofi_fini(void)
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
     if (tx->ep)
         weft_ofi_quiet(tx);
+    /* Contexts the program did not destroy complete now, while every peer
+     * is still there to answer; they are closed after the barrier. */
+    weft_ofi_ctx_quiet_all();
     /* Peers may still need our progress to finish their last quiet; keep a
      * progress thread running (a temporary one if there was none) through
      * the launcher barrier, after which nobody talks to us. */
@@ -541,18 +657,12 @@ void weft_ofi_fini(void)
     (void)weft_boot_barrier();
     (void)temp;
     weft_ofi_thread_stop();
-    if (tx->ep)
-        fi_close(&tx->ep->fid);
+    weft_ofi_ctx_fini();
+    weft_ofi_tx_close(tx);
     for (int s = 0; s < WEFT_NSEGS; s++)
         if (weft_ofi.mr[s])
             fi_close(&weft_ofi.mr[s]->fid);
-    if (tx->bounce_mr)
-        fi_close(&tx->bounce_mr->fid);
     weft_am_fini();
-    if (tx->wcntr)
-        fi_close(&tx->wcntr->fid);
-    if (tx->rcntr)
-        fi_close(&tx->rcntr->fid);
     struct fid_cq *cq = weft_ofi.cq;
     weft_ofi.cq = NULL;
     if (cq)
@@ -564,9 +674,8 @@ void weft_ofi_fini(void)
     if (weft_ofi.fabric)
         fi_close(&weft_ofi.fabric->fid);
     fi_freeinfo(weft_ofi.info);
-    free(tx->bounce);
-    free(tx->dirty);
-    free(tx->dirty_list);
+    pthread_mutex_destroy(&tx->lock);
+    memset(tx, 0, sizeof *tx);
     free(weft_ofi.rkey);
     free(weft_ofi.rbase);
     memset(&weft_ofi, 0, sizeof weft_ofi);
@@ -575,6 +684,8 @@ void weft_ofi_fini(void)
 struct weft_ofi_tx weft_ofi_tx0;
 
 struct weft_ofi_tx *weft_ofi_default_tx(void) { return &weft_ofi_tx0; }
+
+int weft_ofi_thread_multiple(void) { return weft_ofi.thread_multiple; }
 
 const char *weft_ofi_provider_name(void)
 {
@@ -586,6 +697,28 @@ const char *weft_ofi_provider_name(void)
 static const char *progress_name(enum fi_progress p)
 {
     return p == FI_PROGRESS_AUTO ? "auto" : p == FI_PROGRESS_MANUAL ? "manual" : "unspecified";
+}
+
+static void describe_contexts(FILE *out)
+{
+    pthread_mutex_lock(&weft_ofi.ctx_lock);
+    int budget = weft_ofi.ctx_ep_budget, open = weft_ofi.ctx_eps_open;
+    int idle = weft_ofi.ctx_eps_idle, sharing = weft_ofi.ctx_sharing;
+    int refused = weft_ofi.ctx_refused;
+    pthread_mutex_unlock(&weft_ofi.ctx_lock);
+    fprintf(out, "  contexts          own endpoint + CQ + 2 counters, at most %d at once (%s)%s\n",
+            budget, weft_ofi.ctx_ep_limit_by,
+            weft_onnode.all_direct ? ",\n                    unused here: every PE is reached "
+                                     "directly"
+                                   : "");
+    fprintf(out, "                    a destroyed context's endpoint serves the next one\n");
+    fprintf(out, "                    past the limit: %s\n",
+            weft_ofi.ctx_share ? "share the default context's endpoint (WEFT_CTX_SHARE=1)"
+                               : "creation fails (WEFT_CTX_SHARE=0)");
+    fprintf(out, "                    locks: none for PRIVATE/SERIALIZED contexts; under\n"
+                 "                    SHMEM_THREAD_MULTIPLE one per operation for the others\n");
+    fprintf(out, "                    now: %d endpoints in use, %d idle; %d contexts sharing, "
+                 "%d refused\n", open - idle, idle, sharing, refused);
 }
 
 void weft_ofi_describe(FILE *out)
@@ -619,8 +752,12 @@ void weft_ofi_describe(FILE *out)
             progress_name(fi->domain_attr->data_progress),
             progress_name(fi->domain_attr->control_progress),
             weft_ofi.progress_thread ? "running" : "off");
-    fprintf(out, "  threading         %s\n",
-            weft_ofi.thread_safe ? "FI_THREAD_SAFE" : "FI_THREAD_DOMAIN");
+    fprintf(out, "  threading         %s; SHMEM_THREAD_MULTIPLE %s\n",
+            weft_ofi.thread_safe ? "FI_THREAD_SAFE" : "FI_THREAD_DOMAIN",
+            weft_ofi.thread_multiple
+                ? "in use: the default context locks each libfabric operation"
+                : "not requested (it asks for FI_THREAD_SAFE)");
+    describe_contexts(out);
     fprintf(out, "  remote completion %s\n",
             weft_ofi.rc == WEFT_RC_DELIVERY
                 ? "FI_DELIVERY_COMPLETE (injected puts/atomics flushed by a read at quiet)"

@@ -33,12 +33,22 @@ enum weft_ofi_rc {
     WEFT_RC_FLUSH     /* transmit completion + a read to every PE written */
 };
 
-/* Per-context transmit resources. A later shmem_ctx_create gets its own. */
+/* Per-context transmit resources: the default context's (weft_ofi_tx0) and
+ * one per context that got an endpoint of its own (ofi_ctx.c). */
 struct weft_ofi_tx {
     struct weft_ofi_tx_head head; /* first: read inline through ofi.h */
     struct fid_ep *ep;
+    struct fid_cq *cq;      /* error completions of ep (tx0: weft_ofi.cq) */
     struct fid_cntr *wcntr; /* FI_WRITE: writes, non-fetching atomics */
     struct fid_cntr *rcntr; /* FI_READ: reads, fetching/compare atomics */
+    /* Several threads may call into this tx at once (the default context
+     * under SHMEM_THREAD_MULTIPLE, a context created without PRIVATE or
+     * SERIALIZED): every operation and quiet then holds lock, so that a
+     * blocking get or a quiet never mistakes another thread's completions
+     * on the shared counters for its own. Set before the tx is published,
+     * never changed after. Private and serialized txs never lock. */
+    int shared;
+    pthread_mutex_t lock;
     uint64_t w_issued, r_issued; /* ops posted that count on wcntr/rcntr */
     uint64_t w_err_seen, r_err_seen;
     uint64_t am_issued; /* software AMOs sent (each gets a reply) */
@@ -52,12 +62,38 @@ struct weft_ofi_tx {
     unsigned nbi_used;
     /* registered scratch: flush read target and FI_MR_LOCAL bounce */
     char *bounce;
+    size_t bounce_size; /* WEFT_OFI_BOUNCE_SIZE with FI_MR_LOCAL, else 64 */
     struct fid_mr *bounce_mr;
     void *bounce_desc;
+    /* Contexts' txs in the registry the progress thread pokes (ofi_ctx.c). */
+    struct weft_ofi_tx *next_ctx, *prev_ctx;
 };
+
+/* Take and release a tx around one operation; free for unshared txs. */
+static inline void weft_ofi_tx_enter(struct weft_ofi_tx *tx)
+{
+    if (WEFT_UNLIKELY(tx->shared))
+        pthread_mutex_lock(&tx->lock);
+}
+static inline void weft_ofi_tx_leave(struct weft_ofi_tx *tx)
+{
+    if (WEFT_UNLIKELY(tx->shared))
+        pthread_mutex_unlock(&tx->lock);
+}
+/* head.active is read without the lock by the inline quiet (ofi.h), so every
+ * write is an atomic store (the same single store instruction); clearing
+ * releases what the quiet completed (see weft_ofi_active). */
+static inline void weft_ofi_set_active(struct weft_ofi_tx *tx, int on)
+{
+    if (on)
+        __atomic_store_n(&tx->head.active, 1, __ATOMIC_RELAXED);
+    else
+        __atomic_store_n(&tx->head.active, 0, __ATOMIC_RELEASE);
+}
 
 struct weft_ofi_state {
     struct fi_info *info;
+    struct fi_info *ctx_info; /* info for contexts' endpoints (smaller rx) */
     struct fid_fabric *fabric;
     struct fid_domain *domain;
     struct fid_av *av;
@@ -72,12 +108,17 @@ struct weft_ofi_state {
     uint64_t *rkey;  /* [pe * WEFT_NSEGS + seg] or NULL (key = seg) */
     uint64_t *rbase; /* [pe * WEFT_NSEGS + seg] or NULL (addr = offset) */
     size_t inject_size; /* our put inject threshold */
+    /* Largest p the default context injects on its own fast path: the
+     * inject threshold, or 0 while tx0 is shared (the locked general path
+     * then takes every p, and the fast path pays no extra test). */
+    size_t scalar_inject;
     size_t prov_inject; /* provider's inject_size */
     size_t max_msg;
     size_t iov_limit; /* min(iov_limit, rma_iov_limit) */
     enum weft_ofi_rc rc;
     int manual;         /* data or control progress is manual */
     int thread_safe;    /* domain opened FI_THREAD_SAFE */
+    int thread_multiple; /* the runtime runs at SHMEM_THREAD_MULTIPLE */
     int progress_thread; /* a progress thread is running */
     long retry_timeout;  /* seconds; 0: forever */
     /* atomics: amo_native[op][dt] from the queries; dt_native[dt] the rule */
@@ -90,6 +131,17 @@ struct weft_ofi_state {
     pthread_t thread;
     int thread_stop;
     char last_err[256]; /* last error completion seen, for messages */
+    /* contexts (ofi_ctx.c) */
+    int ctx_ep_budget;   /* endpoints contexts may have at once */
+    const char *ctx_ep_limit_by; /* what set the budget, for describe */
+    int ctx_share;       /* past the budget: share tx0 (1) or fail (0) */
+    int ctx_eps_open;    /* context endpoints that exist: in use + idle */
+    int ctx_eps_idle;    /* ... of which kept for reuse by a later context */
+    int ctx_sharing;     /* contexts sharing tx0 now */
+    int ctx_refused;     /* creations refused (no endpoint, sharing off) */
+    pthread_mutex_t ctx_lock; /* the two lists and the counts above */
+    struct weft_ofi_tx *ctx_list; /* in use (the progress thread pokes them) */
+    struct weft_ofi_tx *ctx_idle; /* destroyed contexts' endpoints, quiet */
 };
 
 extern struct weft_ofi_state weft_ofi;
@@ -125,14 +177,33 @@ static inline void weft_ofi_mark_dirty(struct weft_ofi_tx *tx, int pe)
 }
 
 /* Retry state for -FI_EAGAIN: progress, yield, and abort after the
- * WEFT_RETRY_TIMEOUT (naming the operation). */
+ * WEFT_RETRY_TIMEOUT (naming the operation). tx: the endpoint that said
+ * EAGAIN, progressed too when it is a context's (its resources come back
+ * only as its own completions are processed; the shared progress engine
+ * only drives the default endpoint); NULL for the default's. */
 struct weft_ofi_retry {
     unsigned spins;
     long start;
 };
-void weft_ofi_retry_wait(struct weft_ofi_retry *r, const char *what, int pe);
+void weft_ofi_retry_wait(struct weft_ofi_tx *tx, struct weft_ofi_retry *r, const char *what,
+                         int pe);
 /* Abort on a libfabric error return. */
 WEFT_NORETURN void weft_ofi_fail(const char *what, int pe, ssize_t rc);
+
+/* Open tx's counters and endpoint on the domain and AV, bound to cq for
+ * completions (cq_flags: FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION),
+ * and allocate its dirty list and scratch. tx0 and contexts alike. 0 or -1
+ * (with a warning for tx0, a debug line for contexts: their caller falls
+ * back). Undo with weft_ofi_tx_close. */
+int weft_ofi_tx_open(struct weft_ofi_tx *tx, struct fid_cq *cq, int warn);
+void weft_ofi_tx_close(struct weft_ofi_tx *tx);
+
+/* Contexts (ofi_ctx.c): the budget, set once the provider is known; the
+ * progress thread's poke of contexts' endpoints; teardown at finalize. */
+void weft_ofi_ctx_init(void);
+void weft_ofi_ctx_poke(void);
+void weft_ofi_ctx_quiet_all(void); /* finalize, before the last barrier */
+void weft_ofi_ctx_fini(void);      /* finalize, closes what is left */
 
 /* Wait until the counters reach the issued counts; abort on errors. */
 void weft_ofi_wait_writes(struct weft_ofi_tx *tx, const char *what);

@@ -75,7 +75,7 @@ static int post_recv(struct am_buf *b)
         }
         /* Only reachable from init or the poll loop: progress the provider
          * without dispatching (we are the dispatcher). */
-        weft_ofi_retry_wait(&r, "fi_recv (active message buffer)", -1);
+        weft_ofi_retry_wait(NULL, &r, "fi_recv (active message buffer)", -1);
     }
 }
 
@@ -196,7 +196,7 @@ static void queue_pending(int pe, const void *msg, size_t len)
     else
         am.pend_head = p;
     am.pend_tail = p;
-    am.npend++;
+    __atomic_add_fetch(&am.npend, 1, __ATOMIC_RELAXED); /* also read unlocked */
     pthread_mutex_unlock(&am.lock);
 }
 
@@ -220,7 +220,7 @@ static void drain_pending(void)
         am.pend_head = p->next;
         if (!am.pend_head)
             am.pend_tail = NULL;
-        am.npend--;
+        __atomic_sub_fetch(&am.npend, 1, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&am.lock);
         free(p);
     }
@@ -260,7 +260,7 @@ void weft_am_send(int pe, int handler, const uint64_t *args, int nargs, const vo
     }
     struct weft_ofi_retry r = {0, 0};
     for (;;) {
-        weft_ofi_retry_wait(&r, "fi_send (active message)", pe);
+        weft_ofi_retry_wait(NULL, &r, "fi_send (active message)", pe);
         if (__atomic_load_n(&am.npend, __ATOMIC_RELAXED))
             continue;
         ssize_t rc = try_send(pe, msg, total);

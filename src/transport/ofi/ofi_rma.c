@@ -26,6 +26,11 @@
 #include "ofi_internal.h"
 #include "ofi_msg.h"
 
+/* Locking: every exported operation brackets its work with
+ * weft_ofi_tx_enter/leave (a no-op unless the tx is shared, see
+ * ofi_internal.h; weft_ofi_put_nbi tests shared itself to keep its inject
+ * path short); the static helpers assume the tx is held. */
+
 static inline size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 
 /* ---- FI_MR_LOCAL bounce paths (blocking) ------------------------------- */
@@ -42,11 +47,11 @@ static void bounce_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const char
         while ((rc = fi_write(tx->ep, tx->bounce, c, tx->bounce_desc, (fi_addr_t)pe,
                               weft_ofi_raddr(pe, seg, off), weft_ofi_rkey(pe, seg), NULL)) ==
                -FI_EAGAIN)
-            weft_ofi_retry_wait(&r, "fi_write", pe);
+            weft_ofi_retry_wait(tx, &r, "fi_write", pe);
         if (rc)
             weft_ofi_fail("fi_write", pe, rc);
         tx->w_issued++;
-        tx->head.active = 1;
+        weft_ofi_set_active(tx, 1);
         weft_ofi_wait_writes(tx, "shmem_put");
         src += c;
         off += c;
@@ -67,11 +72,11 @@ static void bounce_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off,
         while ((rc = fi_read(tx->ep, tx->bounce, c, tx->bounce_desc, (fi_addr_t)pe,
                              weft_ofi_raddr(pe, seg, off), weft_ofi_rkey(pe, seg), NULL)) ==
                -FI_EAGAIN)
-            weft_ofi_retry_wait(&r, "fi_read", pe);
+            weft_ofi_retry_wait(tx, &r, "fi_read", pe);
         if (rc)
             weft_ofi_fail("fi_read", pe, rc);
         tx->r_issued++;
-        tx->head.active = 1;
+        weft_ofi_set_active(tx, 1);
         weft_ofi_wait_reads(tx, "shmem_get");
         memcpy(dst, tx->bounce, c);
         dst += c;
@@ -89,25 +94,26 @@ static void inject_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void
     ssize_t rc;
     while ((rc = fi_inject_write(tx->ep, src, len, (fi_addr_t)pe, weft_ofi_raddr(pe, seg, off),
                                  weft_ofi_rkey(pe, seg))) == -FI_EAGAIN)
-        weft_ofi_retry_wait(&r, "fi_inject_write", pe);
+        weft_ofi_retry_wait(tx, &r, "fi_inject_write", pe);
     if (WEFT_UNLIKELY(rc))
         weft_ofi_fail("fi_inject_write", pe, rc);
     tx->w_issued++;
-    tx->head.active = 1;
+    weft_ofi_set_active(tx, 1);
     weft_ofi_mark_dirty(tx, pe);
 }
 
 void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
 {
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
-    /* The common case straight to the provider; EAGAIN, errors and tiny
-     * inject limits take the general path. */
-    if (WEFT_LIKELY(len <= weft_ofi.inject_size) &&
+    /* The common case straight to the provider; EAGAIN, errors, tiny
+     * inject limits and a shared tx0 (scalar_inject 0) take the general
+     * path. */
+    if (WEFT_LIKELY(len <= weft_ofi.scalar_inject) &&
         WEFT_LIKELY(fi_inject_write(tx->ep, &bits, len, (fi_addr_t)pe,
                                     weft_ofi_raddr(pe, WEFT_SEG_HEAP, off),
                                     weft_ofi_rkey(pe, WEFT_SEG_HEAP)) == 0)) {
         tx->w_issued++;
-        tx->head.active = 1;
+        weft_ofi_set_active(tx, 1);
         weft_ofi_mark_dirty(tx, pe);
         return;
     }
@@ -125,18 +131,20 @@ void weft_ofi_notify(struct weft_ofi_tx *tx, int seg, uint64_t off, uint64_t val
 {
     struct weft_ofi_retry r = {0, 0};
     ssize_t rc;
+    weft_ofi_tx_enter(tx);
     while ((rc = fi_inject_write(tx->ep, &value, sizeof value, (fi_addr_t)pe,
                                  weft_ofi_raddr(pe, seg, off), weft_ofi_rkey(pe, seg))) ==
            -FI_EAGAIN)
-        weft_ofi_retry_wait(&r, "fi_inject_write", pe);
+        weft_ofi_retry_wait(tx, &r, "fi_inject_write", pe);
     if (WEFT_UNLIKELY(rc))
         weft_ofi_fail("fi_inject_write", pe, rc);
     tx->w_issued++;
-    tx->head.active = 1;
+    weft_ofi_set_active(tx, 1);
+    weft_ofi_tx_leave(tx);
 }
 
-void weft_ofi_put_nbi(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
-                      int pe)
+static void put_nbi_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src,
+                         size_t len, int pe)
 {
     if (WEFT_UNLIKELY(len == 0))
         return;
@@ -156,11 +164,11 @@ void weft_ofi_put_nbi(struct weft_ofi_tx *tx, int seg, uint64_t off, const void 
         struct weft_ofi_retry r = {0, 0};
         ssize_t rc;
         while ((rc = fi_write(tx->ep, s, c, desc, (fi_addr_t)pe, raddr, key, NULL)) == -FI_EAGAIN)
-            weft_ofi_retry_wait(&r, "fi_write", pe);
+            weft_ofi_retry_wait(tx, &r, "fi_write", pe);
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_write", pe, rc);
         tx->w_issued++;
-        tx->head.active = 1;
+        weft_ofi_set_active(tx, 1);
         s += c;
         raddr += c;
         len -= c;
@@ -169,18 +177,48 @@ void weft_ofi_put_nbi(struct weft_ofi_tx *tx, int seg, uint64_t off, const void 
         weft_ofi_mark_dirty(tx, pe);
 }
 
-void weft_ofi_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
-                  int pe)
+static void put_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
+                     int pe)
 {
-    weft_ofi_put_nbi(tx, seg, off, src, len, pe);
+    put_nbi_held(tx, seg, off, src, len, pe);
     /* Injected data was copied; anything larger must leave src first. */
     if (len > weft_ofi.inject_size)
         weft_ofi_wait_writes(tx, "shmem_put");
 }
 
+static __attribute__((noinline)) void put_nbi_general(struct weft_ofi_tx *tx, int seg,
+                                                      uint64_t off, const void *src, size_t len,
+                                                      int pe)
+{
+    weft_ofi_tx_enter(tx);
+    put_nbi_held(tx, seg, off, src, len, pe);
+    weft_ofi_tx_leave(tx);
+}
+
+/* The frequent case, a small put on an unshared tx, goes straight to
+ * inject; empty, large and locked puts out of line. */
+void weft_ofi_put_nbi(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
+                      int pe)
+{
+    if (WEFT_LIKELY(len - 1 < weft_ofi.inject_size) && WEFT_LIKELY(!tx->shared)) {
+        inject_put(tx, seg, off, src, len, pe);
+        return;
+    }
+    put_nbi_general(tx, seg, off, src, len, pe);
+}
+
+void weft_ofi_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
+                  int pe)
+{
+    weft_ofi_tx_enter(tx);
+    put_held(tx, seg, off, src, len, pe);
+    weft_ofi_tx_leave(tx);
+}
+
 /* ---- gets -------------------------------------------------------------- */
 
-void weft_ofi_get_nbi(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len, int pe)
+static void get_nbi_held(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len,
+                         int pe)
 {
     if (WEFT_UNLIKELY(len == 0))
         return;
@@ -196,21 +234,35 @@ void weft_ofi_get_nbi(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, 
         struct weft_ofi_retry r = {0, 0};
         ssize_t rc;
         while ((rc = fi_read(tx->ep, d, c, desc, (fi_addr_t)pe, raddr, key, NULL)) == -FI_EAGAIN)
-            weft_ofi_retry_wait(&r, "fi_read", pe);
+            weft_ofi_retry_wait(tx, &r, "fi_read", pe);
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_read", pe, rc);
         tx->r_issued++;
-        tx->head.active = 1;
+        weft_ofi_set_active(tx, 1);
         d += c;
         raddr += c;
         len -= c;
     }
 }
 
+static void get_held(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len, int pe)
+{
+    get_nbi_held(tx, dst, seg, off, len, pe);
+    weft_ofi_wait_reads(tx, "shmem_get");
+}
+
+void weft_ofi_get_nbi(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len, int pe)
+{
+    weft_ofi_tx_enter(tx);
+    get_nbi_held(tx, dst, seg, off, len, pe);
+    weft_ofi_tx_leave(tx);
+}
+
 void weft_ofi_get(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len, int pe)
 {
-    weft_ofi_get_nbi(tx, dst, seg, off, len, pe);
-    weft_ofi_wait_reads(tx, "shmem_get");
+    weft_ofi_tx_enter(tx);
+    get_held(tx, dst, seg, off, len, pe);
+    weft_ofi_tx_leave(tx);
 }
 
 /* ---- strided ----------------------------------------------------------- */
@@ -251,14 +303,14 @@ static void strided_msgs(struct weft_ofi_tx *tx, int write, char *local, ptrdiff
         ssize_t rc;
         while ((rc = write ? fi_writemsg(tx->ep, &m, flags) : fi_readmsg(tx->ep, &m, 0)) ==
                -FI_EAGAIN)
-            weft_ofi_retry_wait(&r, what, pe);
+            weft_ofi_retry_wait(tx, &r, what, pe);
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail(what, pe, rc);
         if (write)
             tx->w_issued++;
         else
             tx->r_issued++;
-        tx->head.active = 1;
+        weft_ofi_set_active(tx, 1);
     }
 }
 
@@ -268,17 +320,19 @@ void weft_ofi_iput(struct weft_ofi_tx *tx, int seg, uint64_t off, ptrdiff_t tstr
     if (!elem || !nelems)
         return;
     const char *s = src;
+    weft_ofi_tx_enter(tx);
     if (weft_ofi.mr_local || elem > weft_ofi.max_msg) {
         for (size_t i = 0; i < nelems; i++)
-            weft_ofi_put(tx, seg, off + (uint64_t)((ptrdiff_t)i * tstride),
-                         s + (ptrdiff_t)i * sstride, elem, pe);
-        return;
+            put_held(tx, seg, off + (uint64_t)((ptrdiff_t)i * tstride),
+                     s + (ptrdiff_t)i * sstride, elem, pe);
+    } else {
+        /* The source is only read: the iovec type lacks const. */
+        strided_msgs(tx, 1, (char *)s, sstride, seg, off, tstride, elem, nelems, pe);
+        if (weft_ofi.rc == WEFT_RC_FLUSH)
+            weft_ofi_mark_dirty(tx, pe);
+        weft_ofi_wait_writes(tx, "shmem_iput");
     }
-    /* The source is only read: the iovec type lacks const. */
-    strided_msgs(tx, 1, (char *)s, sstride, seg, off, tstride, elem, nelems, pe);
-    if (weft_ofi.rc == WEFT_RC_FLUSH)
-        weft_ofi_mark_dirty(tx, pe);
-    weft_ofi_wait_writes(tx, "shmem_iput");
+    weft_ofi_tx_leave(tx);
 }
 
 void weft_ofi_iget(struct weft_ofi_tx *tx, void *dst, ptrdiff_t dstride, int seg, uint64_t off,
@@ -287,14 +341,16 @@ void weft_ofi_iget(struct weft_ofi_tx *tx, void *dst, ptrdiff_t dstride, int seg
     if (!elem || !nelems)
         return;
     char *d = dst;
+    weft_ofi_tx_enter(tx);
     if (weft_ofi.mr_local || elem > weft_ofi.max_msg) {
         for (size_t i = 0; i < nelems; i++)
-            weft_ofi_get(tx, d + (ptrdiff_t)i * dstride, seg,
-                         off + (uint64_t)((ptrdiff_t)i * sstride), elem, pe);
-        return;
+            get_held(tx, d + (ptrdiff_t)i * dstride, seg,
+                     off + (uint64_t)((ptrdiff_t)i * sstride), elem, pe);
+    } else {
+        strided_msgs(tx, 0, d, dstride, seg, off, sstride, elem, nelems, pe);
+        weft_ofi_wait_reads(tx, "shmem_iget");
     }
-    strided_msgs(tx, 0, d, dstride, seg, off, sstride, elem, nelems, pe);
-    weft_ofi_wait_reads(tx, "shmem_iget");
+    weft_ofi_tx_leave(tx);
 }
 
 /* ---- quiet / fence ----------------------------------------------------- */
@@ -307,29 +363,35 @@ static void flush_dirty(struct weft_ofi_tx *tx)
         tx->dirty[pe] = 0;
         struct weft_ofi_retry r = {0, 0};
         ssize_t rc;
-        while ((rc = fi_read(tx->ep, tx->bounce + WEFT_OFI_BOUNCE_SIZE - 8, 8, tx->bounce_desc,
+        while ((rc = fi_read(tx->ep, tx->bounce + tx->bounce_size - 8, 8, tx->bounce_desc,
                              (fi_addr_t)pe, weft_ofi_raddr(pe, seg, 0), weft_ofi_rkey(pe, seg),
                              NULL)) == -FI_EAGAIN)
-            weft_ofi_retry_wait(&r, "fi_read (quiet flush)", pe);
+            weft_ofi_retry_wait(tx, &r, "fi_read (quiet flush)", pe);
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_read (quiet flush)", pe, rc);
         tx->r_issued++;
-        tx->head.active = 1;
+        weft_ofi_set_active(tx, 1);
     }
     tx->ndirty = 0;
 }
 
 void weft_ofi_quiet(struct weft_ofi_tx *tx)
 {
+    /* A shared tx stays held throughout: nothing issued meanwhile can then
+     * complete in place of what this quiet waits for (the counters do not
+     * say which operation completed), and active is cleared truthfully. */
+    weft_ofi_tx_enter(tx);
     weft_ofi_wait_writes(tx, "shmem_quiet");
     if (tx->ndirty)
         flush_dirty(tx);
     weft_ofi_wait_reads(tx, "shmem_quiet");
     unsigned spins = 0;
-    while (__atomic_load_n(&tx->am_done, __ATOMIC_ACQUIRE) != tx->am_issued)
+    while (__atomic_load_n(&tx->am_done, __ATOMIC_ACQUIRE) !=
+           __atomic_load_n(&tx->am_issued, __ATOMIC_RELAXED))
         weft_poll_yield(&spins);
     tx->nbi_used = 0;
-    tx->head.active = 0;
+    weft_ofi_set_active(tx, 0);
+    weft_ofi_tx_leave(tx);
 }
 
 void weft_ofi_fence(struct weft_ofi_tx *tx)
