@@ -11,9 +11,9 @@
  * This relies on one promise of weft_tx_fence: a put issued on a context
  * before the fence is visible at its target before any atomic issued on
  * that context after the fence takes effect there. Over libfabric the fence
- * is a quiet (ofi_rma.c: the data is remotely complete before the atomic is
- * even posted), which covers native atomics, the software message engine
- * and the calling PE's own memory alike, whatever order the provider keeps.
+ * is free where the provider applies one endpoint's writes, atomics and
+ * messages in order, else a quiet (ofi_rma.c says how both cover native
+ * atomics, the software message engine and the calling PE's own memory).
  * A zero-length put-with-signal has no data to order, so no fence. */
 #include "api.h"
 

@@ -164,6 +164,10 @@ static void sw_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype 
                    int blocking)
 {
     if (pe == weft_rt.my_pe) {
+        /* A fence before this may have waited for nothing (ordered): puts
+         * to ourselves still in the provider must land first. */
+        if (weft_ofi.ordered && weft_ofi_active(tx))
+            weft_ofi_quiet_held(tx);
         cpu_amo(op, dt, weft_rt.seg[seg].base + off, operand, compare, result);
         return;
     }
@@ -181,7 +185,8 @@ static void sw_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype 
                         (uint64_t)(uintptr_t)tx};
     __atomic_add_fetch(&tx->am_issued, 1, __ATOMIC_RELEASE); /* see amo_rep_handler */
     weft_ofi_set_active(tx, 1);
-    weft_am_send(pe, WEFT_AM_H_AMO_REQ, args, 4, payload, sizeof payload);
+    /* From tx's own endpoint: behind tx's writes in the provider's order. */
+    weft_am_send_from(tx, pe, WEFT_AM_H_AMO_REQ, args, 4, payload, sizeof payload);
     if (wait) {
         unsigned spins = 0;
         while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE))

@@ -319,8 +319,16 @@ static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on
             hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
         if (*thread_on || want_thread_safe_hint)
             hints->domain_attr->threading = FI_THREAD_SAFE;
+        /* Ask for the ordering that makes fence free (weft_ofi_fence); a
+         * provider that cannot give it is asked again without. */
         struct fi_info *got = NULL;
+        hints->tx_attr->msg_order = WEFT_OFI_FENCE_ORDER;
+        hints->rx_attr->msg_order = WEFT_OFI_FENCE_ORDER;
         rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &got);
+        if (rc == -FI_ENODATA) {
+            hints->tx_attr->msg_order = hints->rx_attr->msg_order = 0;
+            rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &got);
+        }
         fi_freeinfo(hints);
         weft_debug("ofi: %s with%s FI_ATOMIC, with%s FI_DELIVERY_COMPLETE: %s",
                    first->fabric_attr->prov_name, atomic ? "" : "out", dc ? "" : "out",
@@ -526,6 +534,14 @@ int weft_ofi_init(int thread_multiple)
     weft_ofi.have_atomic_cap = !!(fi->caps & FI_ATOMIC);
     weft_ofi.rc = (fi->tx_attr->op_flags & FI_DELIVERY_COMPLETE) ? WEFT_RC_DELIVERY : WEFT_RC_FLUSH;
     weft_ofi.prov_inject = fi->tx_attr->inject_size;
+    /* Fence by ordering needs the provider's order and room to inject a
+     * software atomic's request from a context's endpoint. */
+    const char *fence = weft_tun_str(WEFT_TUN_FENCE);
+    if (strcmp(fence, "auto") && strcmp(fence, "quiet"))
+        weft_fatal("shmem_init", "WEFT_FENCE=%s: expected auto or quiet", fence);
+    weft_ofi.ordered = !strcmp(fence, "auto") &&
+                       (fi->tx_attr->msg_order & WEFT_OFI_FENCE_ORDER) == WEFT_OFI_FENCE_ORDER &&
+                       weft_ofi.prov_inject >= WEFT_AM_MSG_SIZE(WEFT_AM_MAX_ARGS, 16);
     long long inj = weft_tun_int(WEFT_TUN_INJECT_SIZE);
     weft_ofi.inject_size = (inj < 0 || (size_t)inj > fi->tx_attr->inject_size)
                                ? fi->tx_attr->inject_size
@@ -538,6 +554,9 @@ int weft_ofi_init(int thread_multiple)
     if (weft_ofi.iov_limit < 1)
         weft_ofi.iov_limit = 1;
     weft_ofi.retry_timeout = (long)weft_tun_int(WEFT_TUN_RETRY_TIMEOUT);
+    weft_debug("ofi: msg_order [%s]; fence %s",
+               fi_tostr(&fi->tx_attr->msg_order, FI_TYPE_MSG_ORDER),
+               weft_ofi.ordered ? "by provider ordering" : "= quiet");
     weft_debug("ofi: using %s (fabric %s, domain %s), mr_mode %s, %s progress, threading %s, "
                "remote completion by %s", fi->fabric_attr->prov_name, fi->fabric_attr->name,
                fi->domain_attr->name, fi_tostr(&fi->domain_attr->mr_mode, FI_TYPE_MR_MODE),
@@ -762,6 +781,12 @@ void weft_ofi_describe(FILE *out)
             weft_ofi.rc == WEFT_RC_DELIVERY
                 ? "FI_DELIVERY_COMPLETE (injected puts/atomics flushed by a read at quiet)"
                 : "flush: a read to every PE written since the last quiet");
+    fprintf(out, "  fence             %s\n",
+            weft_ofi.ordered ? "free: the provider orders writes, atomics and messages "
+                               "(FI_ORDER_WAW, FI_ORDER_SAW)"
+            : (weft_ofi.info->tx_attr->msg_order & WEFT_OFI_FENCE_ORDER) == WEFT_OFI_FENCE_ORDER
+                ? "a quiet (WEFT_FENCE=quiet)"
+                : "a quiet: the provider does not order writes, atomics and messages");
     fprintf(out, "  provider atomics  %s%s\n", weft_ofi.have_atomic_cap ? "FI_ATOMIC" : "none",
             weft_ofi.amo_forced_software ? " (WEFT_AMO=software: not used)"
             : weft_onnode.mixed          ? " (not used: the job mixes the on-node path and "

@@ -91,6 +91,12 @@ static inline void weft_ofi_set_active(struct weft_ofi_tx *tx, int on)
         __atomic_store_n(&tx->head.active, 0, __ATOMIC_RELEASE);
 }
 
+/* The provider orderings fence relies on: RMA writes and atomics
+ * (FI_ORDER_WAW covers both, and atomics against writes) and messages
+ * (software atomics) behind writes (FI_ORDER_SAW), from one endpoint to
+ * one target. */
+#define WEFT_OFI_FENCE_ORDER (FI_ORDER_WAW | FI_ORDER_SAW)
+
 struct weft_ofi_state {
     struct fi_info *info;
     struct fi_info *ctx_info; /* info for contexts' endpoints (smaller rx) */
@@ -119,6 +125,11 @@ struct weft_ofi_state {
     int manual;         /* data or control progress is manual */
     int thread_safe;    /* domain opened FI_THREAD_SAFE */
     int thread_multiple; /* the runtime runs at SHMEM_THREAD_MULTIPLE */
+    /* The provider applies RMA writes, atomics and sends from one endpoint
+     * to one target in issue order (FI_ORDER_WAW | FI_ORDER_SAW), software
+     * atomics leave from the issuing context's endpoint, and WEFT_FENCE
+     * allows it: fence then needs no completion (ofi_rma.c). */
+    int ordered;
     int progress_thread; /* a progress thread is running */
     long retry_timeout;  /* seconds; 0: forever */
     /* atomics: amo_native[op][dt] from the queries; dt_native[dt] the rule */
@@ -204,6 +215,9 @@ void weft_ofi_ctx_init(void);
 void weft_ofi_ctx_poke(void);
 void weft_ofi_ctx_quiet_all(void); /* finalize, before the last barrier */
 void weft_ofi_ctx_fini(void);      /* finalize, closes what is left */
+
+/* weft_ofi_quiet for a caller that already holds tx (weft_ofi_tx_enter). */
+void weft_ofi_quiet_held(struct weft_ofi_tx *tx);
 
 /* Wait until the counters reach the issued counts; abort on errors. */
 void weft_ofi_wait_writes(struct weft_ofi_tx *tx, const char *what);

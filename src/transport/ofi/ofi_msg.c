@@ -226,13 +226,13 @@ static void drain_pending(void)
     }
 }
 
-void weft_am_send(int pe, int handler, const uint64_t *args, int nargs, const void *payload,
-                  size_t len)
+/* Lay out header, arguments and payload in msg; returns the length. */
+static size_t format_msg(char *msg, int handler, const uint64_t *args, int nargs,
+                         const void *payload, size_t len)
 {
     if (nargs < 0 || nargs > WEFT_AM_MAX_ARGS || len > WEFT_AM_MAX_PAYLOAD)
         weft_fatal("weft_am_send", "message too large (%d args, %zu bytes)", nargs, len);
-    char msg[WEFT_AM_BUF_SIZE] __attribute__((aligned(16)));
-    struct weft_am_hdr *h = (struct weft_am_hdr *)msg;
+    struct weft_am_hdr *h = (struct weft_am_hdr *)(void *)msg;
     h->handler = (uint8_t)handler;
     h->nargs = (uint8_t)nargs;
     h->flags = 0;
@@ -244,7 +244,31 @@ void weft_am_send(int pe, int handler, const uint64_t *args, int nargs, const vo
         memcpy(msg + sizeof *h, args, (size_t)nargs * sizeof(uint64_t));
     if (len)
         memcpy(msg + total, payload, len);
-    total += len;
+    return total + len;
+}
+
+void weft_am_send_from(struct weft_ofi_tx *tx, int pe, int handler, const uint64_t *args,
+                       int nargs, const void *payload, size_t len)
+{
+    if (tx == &weft_ofi_tx0 || WEFT_AM_MSG_SIZE(nargs, len) > weft_ofi.prov_inject) {
+        weft_am_send(pe, handler, args, nargs, payload, len);
+        return;
+    }
+    char msg[WEFT_AM_BUF_SIZE] __attribute__((aligned(16)));
+    size_t total = format_msg(msg, handler, args, nargs, payload, len);
+    struct weft_ofi_retry r = {0, 0};
+    ssize_t rc;
+    while ((rc = fi_inject(tx->ep, msg, total, (fi_addr_t)pe)) == -FI_EAGAIN)
+        weft_ofi_retry_wait(tx, &r, "fi_inject (active message)", pe);
+    if (WEFT_UNLIKELY(rc))
+        weft_ofi_fail("fi_inject (active message)", pe, rc);
+}
+
+void weft_am_send(int pe, int handler, const uint64_t *args, int nargs, const void *payload,
+                  size_t len)
+{
+    char msg[WEFT_AM_BUF_SIZE] __attribute__((aligned(16)));
+    size_t total = format_msg(msg, handler, args, nargs, payload, len);
 
     /* Keep order behind anything already queued. */
     if (__atomic_load_n(&am.npend, __ATOMIC_RELAXED) == 0) {

@@ -52,6 +52,18 @@ void weft_am_register(int id, weft_am_handler_fn fn);
 void weft_am_send(int pe, int handler, const uint64_t *args, int nargs, const void *payload,
                   size_t len);
 
+/* The same from a context's transmit resources: a small message leaves
+ * from tx's own endpoint with fi_inject (so the provider keeps it in order
+ * behind that endpoint's writes: weft_ofi.ordered), progressing tx until
+ * the provider takes it; the default context's, or one larger than the
+ * provider's inject size, goes through weft_am_send. Not from a handler. */
+struct weft_ofi_tx;
+void weft_am_send_from(struct weft_ofi_tx *tx, int pe, int handler, const uint64_t *args,
+                       int nargs, const void *payload, size_t len);
+/* Bytes of a message with nargs arguments and len payload bytes. */
+#define WEFT_AM_MSG_SIZE(nargs, len) \
+    (sizeof(struct weft_am_hdr) + (size_t)(nargs) * sizeof(uint64_t) + (size_t)(len))
+
 /* Setup/teardown (called from ofi_init.c once the endpoint is enabled). */
 int weft_am_init(void);
 void weft_am_fini(void);

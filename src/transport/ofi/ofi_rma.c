@@ -375,12 +375,8 @@ static void flush_dirty(struct weft_ofi_tx *tx)
     tx->ndirty = 0;
 }
 
-void weft_ofi_quiet(struct weft_ofi_tx *tx)
+void weft_ofi_quiet_held(struct weft_ofi_tx *tx)
 {
-    /* A shared tx stays held throughout: nothing issued meanwhile can then
-     * complete in place of what this quiet waits for (the counters do not
-     * say which operation completed), and active is cleared truthfully. */
-    weft_ofi_tx_enter(tx);
     weft_ofi_wait_writes(tx, "shmem_quiet");
     if (tx->ndirty)
         flush_dirty(tx);
@@ -391,20 +387,38 @@ void weft_ofi_quiet(struct weft_ofi_tx *tx)
         weft_poll_yield(&spins);
     tx->nbi_used = 0;
     weft_ofi_set_active(tx, 0);
+}
+
+void weft_ofi_quiet(struct weft_ofi_tx *tx)
+{
+    /* A shared tx stays held throughout: nothing issued meanwhile can then
+     * complete in place of what this quiet waits for (the counters do not
+     * say which operation completed), and active is cleared truthfully. */
+    weft_ofi_tx_enter(tx);
+    weft_ofi_quiet_held(tx);
     weft_ofi_tx_leave(tx);
 }
 
 void weft_ofi_fence(struct weft_ofi_tx *tx)
 {
-    /* Software AMOs travel as messages, puts as RMA: no provider ordering
-     * covers both, so fence is quiet. That is also why put-with-signal
-     * (api/signal.c: put, fence, atomic on the signal) can never show the
-     * signal before the data on any provider: quiet returns only once every
-     * earlier put is visible at its target (write counter caught up, then
-     * FI_DELIVERY_COMPLETE or the flush read above), so the signal's atomic
-     * -- native, software message, or a CPU atomic on our own memory -- is
-     * not even posted before the data has landed. Nothing here depends on
-     * FI_ORDER_* flags, which providers advertise differently and which say
-     * nothing about RMA against the message engine. */
+    /* Fence promises that puts and atomics issued before it reach each
+     * target before those issued after it (put-with-signal and the
+     * collectives' data-then-count rely on it: the signal is never seen
+     * before the data).
+     *
+     * ordered: the provider applies RMA writes, atomics (FI_ORDER_WAW) and
+     * messages (FI_ORDER_SAW) from one endpoint to one target in issue
+     * order, and every operation of a context leaves from its endpoint -
+     * software atomics included (ofi_amo.c sends them from the context's
+     * own endpoint; one to this PE itself is a CPU atomic and completes
+     * the context first). Injected puts are queued in that order too, so
+     * nothing needs to complete: fence costs nothing.
+     *
+     * Otherwise fence is quiet: it returns only once every earlier put is
+     * visible at its target (write counter caught up, then
+     * FI_DELIVERY_COMPLETE or the flush read above), so nothing issued
+     * after it is even posted before the data has landed. */
+    if (weft_ofi.ordered)
+        return;
     weft_ofi_quiet(tx);
 }
