@@ -1,29 +1,41 @@
 /* put_lat: put latency, ping-pong on a flag. PE 0 puts `size` bytes into PE
- * 1, then (after shmem_fence) raises PE 1's flag with shmem_long_p; PE 1
+ * 1, then (after shmem_fence) raises PE 1's flag with shmem_uint64_p; PE 1
  * waits for the flag and answers the same way. Latency = round trip / 2.
  * PEs other than 0 and 1 only wait in the barriers.
  * --static: the data goes to a static (.bss) array instead of the heap, up
  * to 1 MiB, reported as put_lat_static (static variables are symmetric too,
- * and the issue asks how they compare with heap objects on each path). */
+ * and the issue asks how they compare with heap objects on each path).
+ * --signal: one shmem_putmem_signal (SET of the flag) instead of put, fence
+ * and p, and shmem_signal_wait_until; reported as put_signal_lat. */
 #include "bench.h"
 
-static long *flag; /* symmetric (heap, so --static changes only the data's
-                    * path), raised to the round number */
+static uint64_t *flag; /* symmetric (heap, so --static changes only the
+                        * data's path), raised to the round number */
 #define STATIC_MAX ((size_t)1 << 20)
 static unsigned char static_target[STATIC_MAX];
 
 int main(int argc, char **argv)
 {
-    int to_static = 0;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--static")) {
-            to_static = 1;
-            memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
-            argc--;
-            break;
+    int to_static = 0, with_signal = 0;
+    for (int i = 1; i < argc;) {
+        int *opt = !strcmp(argv[i], "--static") ? &to_static
+                   : !strcmp(argv[i], "--signal") ? &with_signal
+                                                  : NULL;
+        if (!opt) {
+            i++;
+            continue;
         }
-    const char *name = to_static ? "put_lat_static" : "put_lat";
-    struct bench_opts o = bench_start(name, "put + fence + flag ping-pong, one-way latency", argc, argv, 10000, 2);
+        *opt = 1;
+        memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
+        argc--;
+    }
+    const char *name = with_signal ? (to_static ? "put_signal_lat_static" : "put_signal_lat")
+                       : to_static ? "put_lat_static"
+                                   : "put_lat";
+    struct bench_opts o = bench_start(name,
+                                      with_signal ? "put-with-signal ping-pong, one-way latency"
+                                                  : "put + fence + flag ping-pong, one-way latency",
+                                      argc, argv, 10000, 2);
     if (to_static && o.max_size > STATIC_MAX)
         o.max_size = STATIC_MAX;
     int me = shmem_my_pe();
@@ -48,17 +60,18 @@ int main(int argc, char **argv)
                 if (i == warm)
                     t0 = bench_now();
                 round++;
-                if (me == 0) {
-                    shmem_putmem(buf, src, size, peer);
-                    shmem_fence();
-                    shmem_long_p(flag, round, peer);
-                    shmem_long_wait_until(flag, SHMEM_CMP_GE, round);
+                if (me == 1)
+                    shmem_signal_wait_until(flag, SHMEM_CMP_GE, (uint64_t)round);
+                if (with_signal) {
+                    shmem_putmem_signal(buf, src, size, flag, (uint64_t)round, SHMEM_SIGNAL_SET,
+                                        peer);
                 } else {
-                    shmem_long_wait_until(flag, SHMEM_CMP_GE, round);
                     shmem_putmem(buf, src, size, peer);
                     shmem_fence();
-                    shmem_long_p(flag, round, peer);
+                    shmem_uint64_p(flag, (uint64_t)round, peer);
                 }
+                if (me == 0)
+                    shmem_signal_wait_until(flag, SHMEM_CMP_GE, (uint64_t)round);
             }
         }
         double t = bench_now() - t0;
