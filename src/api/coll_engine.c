@@ -241,8 +241,8 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
         for (long m = top; m >= 1; m >>= 1) {
             if (m >= limit || vr + m >= n)
                 continue;
-            /* nbi: the fence below completes it; the puts to several
-             * children overlap. */
+            /* nbi: the puts to several children overlap; the fence keeps
+             * each chunk ahead of its count. */
             weft_tx_put_nbi(ctx0, seg, off + o, from + o, l, wpe(c, (int)((vr + m + root) % n)));
             any = 1;
         }
@@ -255,6 +255,10 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
             coll_signal(c, WEFT_TF_BCAST + log2_exact(m), (int)((vr + m + root) % n), 0, 1);
         }
     }
+    /* No quiet needed before returning: a put that may still read source
+     * (root) or dest (interior PEs) after we return is one larger than the
+     * inject size, and the fence above completed it (weft_ofi_fence);
+     * injected puts copied their data, direct ones are memmoves. */
 }
 
 /* ---- collect / fcollect / alltoall(s) -------------------------------------- */

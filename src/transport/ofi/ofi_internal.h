@@ -60,6 +60,12 @@ struct weft_ofi_tx {
     /* operand slots for fetching nbi AMOs */
     uint64_t nbi_slot[WEFT_OFI_NBI_SLOTS][2];
     unsigned nbi_used;
+    /* A write larger than the inject size was posted since the last quiet.
+     * Providers may move such data in pieces after later operations even
+     * when they claim FI_ORDER_WAW (libfabric 1.17 shm's SAR protocol does:
+     * docs/providers.md), so the next fence completes instead of relying on
+     * the order. */
+    int large_since_quiet;
     /* registered scratch: flush read target and FI_MR_LOCAL bounce */
     char *bounce;
     size_t bounce_size; /* WEFT_OFI_BOUNCE_SIZE with FI_MR_LOCAL, else 64 */

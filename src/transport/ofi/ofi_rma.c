@@ -168,6 +168,7 @@ static void put_nbi_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const vo
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_write", pe, rc);
         tx->w_issued++;
+        tx->large_since_quiet = 1;
         weft_ofi_set_active(tx, 1);
         s += c;
         raddr += c;
@@ -306,10 +307,12 @@ static void strided_msgs(struct weft_ofi_tx *tx, int write, char *local, ptrdiff
             weft_ofi_retry_wait(tx, &r, what, pe);
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail(what, pe, rc);
-        if (write)
+        if (write) {
             tx->w_issued++;
-        else
+            tx->large_since_quiet = 1; /* several elements: may exceed inject */
+        } else {
             tx->r_issued++;
+        }
         weft_ofi_set_active(tx, 1);
     }
 }
@@ -386,6 +389,7 @@ void weft_ofi_quiet_held(struct weft_ofi_tx *tx)
            __atomic_load_n(&tx->am_issued, __ATOMIC_RELAXED))
         weft_poll_yield(&spins);
     tx->nbi_used = 0;
+    tx->large_since_quiet = 0;
     weft_ofi_set_active(tx, 0);
 }
 
@@ -411,14 +415,19 @@ void weft_ofi_fence(struct weft_ofi_tx *tx)
      * order, and every operation of a context leaves from its endpoint -
      * software atomics included (ofi_amo.c sends them from the context's
      * own endpoint; one to this PE itself is a CPU atomic and completes
-     * the context first). Injected puts are queued in that order too, so
-     * nothing needs to complete: fence costs nothing.
+     * the context first). Puts up to the inject size travel whole in that
+     * order, so after only those nothing needs to complete: fence costs
+     * nothing. A larger write since the last quiet (large_since_quiet)
+     * may still be moving in pieces after later operations although the
+     * provider claims the order (libfabric 1.17 shm's SAR protocol:
+     * docs/providers.md), so then fence completes like quiet.
      *
      * Otherwise fence is quiet: it returns only once every earlier put is
      * visible at its target (write counter caught up, then
      * FI_DELIVERY_COMPLETE or the flush read above), so nothing issued
      * after it is even posted before the data has landed. */
-    if (weft_ofi.ordered)
-        return;
-    weft_ofi_quiet(tx);
+    weft_ofi_tx_enter(tx);
+    if (!weft_ofi.ordered || tx->large_since_quiet)
+        weft_ofi_quiet_held(tx);
+    weft_ofi_tx_leave(tx);
 }
