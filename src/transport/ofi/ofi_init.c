@@ -65,6 +65,17 @@ void weft_ofi_retry_wait(struct weft_ofi_tx *tx, struct weft_ofi_retry *r, const
 
 /* A context's endpoint reports its failed operations on its own CQ; the
  * default's land in the shared CQ, which progress drains. */
+int weft_ofi_read_cq_error(struct fid_cq *cq, struct fi_cq_err_entry *err)
+{
+    memset(err, 0, sizeof *err);
+    if (fi_cq_readerr(cq, err, 0) < 0)
+        return -1;
+    const char *s = fi_cq_strerror(cq, err->prov_errno, err->err_data, NULL, 0);
+    snprintf(weft_ofi.last_err, sizeof weft_ofi.last_err, "%s (%s)", fi_strerror(err->err),
+             s ? s : "");
+    return 0;
+}
+
 static void pick_up_error_text(struct weft_ofi_tx *tx)
 {
     if (tx->cq == weft_ofi.cq) {
@@ -72,12 +83,7 @@ static void pick_up_error_text(struct weft_ofi_tx *tx)
         return;
     }
     struct fi_cq_err_entry err;
-    memset(&err, 0, sizeof err);
-    if (fi_cq_readerr(tx->cq, &err, 0) < 0)
-        return;
-    const char *s = fi_cq_strerror(tx->cq, err.prov_errno, err.err_data, NULL, 0);
-    snprintf(weft_ofi.last_err, sizeof weft_ofi.last_err, "%s (%s)", fi_strerror(err.err),
-             s ? s : "");
+    (void)weft_ofi_read_cq_error(tx->cq, &err);
 }
 
 static void wait_cntr(struct weft_ofi_tx *tx, struct fid_cntr *c, uint64_t issued,

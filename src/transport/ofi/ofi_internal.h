@@ -204,6 +204,9 @@ struct weft_ofi_retry {
 };
 void weft_ofi_retry_wait(struct weft_ofi_tx *tx, struct weft_ofi_retry *r, const char *what,
                          int pe);
+/* Read one error completion from cq into err and its text into
+ * weft_ofi.last_err (for messages); 0, or -1 when there was none. */
+int weft_ofi_read_cq_error(struct fid_cq *cq, struct fi_cq_err_entry *err);
 /* Abort on a libfabric error return. */
 WEFT_NORETURN void weft_ofi_fail(const char *what, int pe, ssize_t rc);
 

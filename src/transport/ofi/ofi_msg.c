@@ -311,13 +311,8 @@ static void dispatch(struct am_buf *b, size_t got)
 static void handle_error(void)
 {
     struct fi_cq_err_entry err;
-    memset(&err, 0, sizeof err);
-    ssize_t rc = fi_cq_readerr(weft_ofi.cq, &err, 0);
-    if (rc < 0)
+    if (weft_ofi_read_cq_error(weft_ofi.cq, &err) != 0)
         return;
-    const char *s = fi_cq_strerror(weft_ofi.cq, err.prov_errno, err.err_data, NULL, 0);
-    snprintf(weft_ofi.last_err, sizeof weft_ofi.last_err, "%s (%s)", fi_strerror(err.err),
-             s ? s : "");
     if (err.flags & FI_RECV) {
         if (err.err == FI_ECANCELED)
             return;
