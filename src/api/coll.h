@@ -45,8 +45,14 @@ void weft_coll_end(struct weft_coll *c);
 
 /* Algorithms. Lengths are in bytes unless named count. */
 void weft_coll_barrier(struct weft_coll *c);
+/* flags: WEFT_BCAST_ROOT_COPIES, the root copies source to its own dest;
+ * WEFT_BCAST_WAIT_READY, no PE's dest is written before that PE entered the
+ * call (the public broadcasts; an algorithm whose PEs are all inside it
+ * already does without). */
+#define WEFT_BCAST_ROOT_COPIES 1
+#define WEFT_BCAST_WAIT_READY 2
 void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t len, int root,
-                     int root_copies);
+                     int flags);
 void weft_coll_fcollect(struct weft_coll *c, void *dest, const void *source, size_t len);
 void weft_coll_collect(struct weft_coll *c, void *dest, const void *source, size_t len);
 void weft_coll_alltoall(struct weft_coll *c, void *dest, const void *source, size_t len);

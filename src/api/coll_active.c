@@ -45,7 +45,8 @@ static void sym_check(const char *call, const char *arg, const void *p, size_t l
             weft_fatal("shmem_broadcast" #B, "argument PE_root=%d is not in [0, %d)",       \
                        PE_root, PE_size);                                                  \
         sym_check("shmem_broadcast" #B, "dest", dest, nelems * (B / 8));                   \
-        weft_coll_bcast(&c, dest, source, nelems * (B / 8), PE_root, 0);                   \
+        weft_coll_bcast(&c, dest, source, nelems * (B / 8), PE_root,                      \
+                        WEFT_BCAST_WAIT_READY);                                            \
         weft_coll_end(&c);                                                                 \
     }                                                                                      \
     void shmem_collect##B(void *dest, const void *source, size_t nelems, int PE_start,     \

@@ -106,13 +106,16 @@ void weft_coll_aset_begin(struct weft_coll *c, struct weft_team *as, const char 
 }
 
 /* Counter index: identity in a team slot; folded into the 64 longs of a
- * pSync (barrier rounds 0-31; broadcast/scan rounds 32-62; UP 63). Routines
- * that share a region never run on one pSync at once (the spec requires
- * the pSync to be free), except barriers, which have their own region. */
+ * pSync (barrier rounds 0-30; broadcast READY 31, the round a barrier of
+ * fewer than 2^31 PEs never reaches; broadcast/scan rounds 32-62; UP 63).
+ * Routines that share a region never run on one pSync at once (the spec
+ * requires the pSync to be free). */
 static inline int cidx(const struct weft_coll *c, int idx)
 {
     if (!c->psync)
         return idx;
+    if (idx == WEFT_TF_READY)
+        return 31;
     if (idx < WEFT_TF_BCAST)
         return idx - WEFT_TF_BARRIER;
     if (idx < WEFT_TF_RED_PRE)
@@ -203,12 +206,12 @@ void weft_coll_barrier(struct weft_coll *c)
 
 /* ---- broadcast ------------------------------------------------------------- */
 void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t len, int root,
-                     int root_copies)
+                     int flags)
 {
     int n = c->n, me = c->me;
     if (len == 0)
         return;
-    if (me == root && root_copies && dest != source)
+    if (me == root && (flags & WEFT_BCAST_ROOT_COPIES) && dest != source)
         memmove(dest, source, len);
     if (n == 1)
         return;
@@ -220,9 +223,24 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
      * bit (below n for the root); the parent is vr - lowbit(vr). */
     long limit = vr ? (vr & -vr) : n;
     const char *from = vr ? (const char *)dest : (const char *)source;
-    long top = 1;
+    long top = 1, children = 0;
     while (top * 2 < limit)
         top *= 2;
+    for (long m = top; m >= 1; m >>= 1)
+        children += m < limit && vr + m < n;
+    /* A PE's dest is written only once that PE is inside this broadcast:
+     * each child says so to its parent on entry, and a parent waits for
+     * its children before its first put. Without it a root that runs
+     * ahead (it waits for nobody) writes the next broadcast into a dest
+     * its owner is still reading or refilling; the spec makes that the
+     * caller's problem, but programs written for other implementations
+     * call broadcasts back to back. docs/collectives.md has the cost. */
+    if (flags & WEFT_BCAST_WAIT_READY) {
+        if (vr)
+            coll_signal(c, WEFT_TF_READY, (int)((vr - (vr & -vr) + root) % n), 0, 1);
+        if (children)
+            coll_wait(c, WEFT_TF_READY, (uint64_t)children);
+    }
     /* Pipelining only pays where the tree has interior hops: with depth d
      * and k chunks a broadcast takes about k + d - 1 chunk times, and each
      * chunk costs a fence and a signal per child. So one chunk when d = 1

@@ -39,7 +39,8 @@ static int bcast(const char *call, shmem_team_t team, void *dest, const void *so
         return -1;
     check_root(call, &c, root);
     check_sym(call, "dest", dest, len);
-    weft_coll_bcast(&c, dest, source, len, root, 1);
+    weft_coll_bcast(&c, dest, source, len, root,
+                    WEFT_BCAST_ROOT_COPIES | WEFT_BCAST_WAIT_READY);
     return 0;
 }
 

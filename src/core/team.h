@@ -45,6 +45,7 @@ enum {
     WEFT_TF_RED_ROUND,                            /* [k]: from me ^ 2^k (rec. doubling) */
     WEFT_TF_SCAN = WEFT_TF_RED_ROUND + WEFT_TEAM_ROUNDS, /* [k]: from me - 2^k         */
     WEFT_TF_UP = WEFT_TF_SCAN + WEFT_TEAM_ROUNDS, /* children's partials (active set)   */
+    WEFT_TF_READY,                                /* children entered the broadcast     */
     WEFT_TF_COUNT
 };
 

@@ -545,9 +545,16 @@ int weft_ofi_init(int thread_multiple)
     const char *fence = weft_tun_str(WEFT_TUN_FENCE);
     if (strcmp(fence, "auto") && strcmp(fence, "quiet"))
         weft_fatal("shmem_init", "WEFT_FENCE=%s: expected auto or quiet", fence);
+    /* The provider's order says nothing about a store that bypasses it:
+     * where a peer is reached directly for one segment and through
+     * libfabric for the other (weft_onnode.split), a put through libfabric
+     * followed by a fence and a direct store to that peer (data in .bss,
+     * flag in the heap, WEFT_ONNODE_STATIC=0) would show the flag first,
+     * so the fence must complete libfabric's operations. */
     weft_ofi.ordered = !strcmp(fence, "auto") &&
                        (fi->tx_attr->msg_order & WEFT_OFI_FENCE_ORDER) == WEFT_OFI_FENCE_ORDER &&
-                       weft_ofi.prov_inject >= WEFT_AM_MSG_SIZE(WEFT_AM_MAX_ARGS, 16);
+                       weft_ofi.prov_inject >= WEFT_AM_MSG_SIZE(WEFT_AM_MAX_ARGS, 16) &&
+                       !weft_onnode.split;
     long long inj = weft_tun_int(WEFT_TUN_INJECT_SIZE);
     weft_ofi.inject_size = (inj < 0 || (size_t)inj > fi->tx_attr->inject_size)
                                ? fi->tx_attr->inject_size
@@ -790,6 +797,9 @@ void weft_ofi_describe(FILE *out)
     fprintf(out, "  fence             %s\n",
             weft_ofi.ordered ? "free: the provider orders writes, atomics and messages "
                                "(FI_ORDER_WAW, FI_ORDER_SAW)"
+            : weft_onnode.split
+                ? "a quiet: node peers are reached directly for one segment and through "
+                  "libfabric for the other"
             : (weft_ofi.info->tx_attr->msg_order & WEFT_OFI_FENCE_ORDER) == WEFT_OFI_FENCE_ORDER
                 ? "a quiet (WEFT_FENCE=quiet)"
                 : "a quiet: the provider does not order writes, atomics and messages");

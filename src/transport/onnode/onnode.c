@@ -200,12 +200,24 @@ void weft_onnode_init(void)
                    "libfabric", (node_ok & ONNODE_OK_HEAP) ? "static data" : "heaps");
     weft_onnode.mixed = job_is_mixed(verdict);
     weft_onnode.all_direct = 1;
-    for (int pe = 0; pe < n; pe++)
-        for (int s = 0; s < WEFT_NSEGS; s++)
-            if (weft_rt.seg[s].size && !weft_onnode.base[s][pe])
-                weft_onnode.all_direct = 0;
-    weft_debug("onnode: %d PEs reached directly, static data %s, job %s", weft_onnode.n_local,
+    weft_onnode.split = 0;
+    for (int pe = 0; pe < n; pe++) {
+        int direct = 0, fabric = 0;
+        for (int s = 0; s < WEFT_NSEGS; s++) {
+            if (!weft_rt.seg[s].size)
+                continue;
+            if (weft_onnode.base[s][pe])
+                direct = 1;
+            else
+                fabric = 1;
+        }
+        weft_onnode.all_direct &= !fabric;
+        weft_onnode.split |= direct && fabric;
+    }
+    weft_debug("onnode: %d PEs reached directly, static data %s%s, job %s", weft_onnode.n_local,
                weft_onnode.static_shared ? "shared" : "not shared",
+               weft_onnode.split ? " (node peers' static data through libfabric: fence completes)"
+                                 : "",
                weft_onnode.mixed ? "mixes paths (libfabric atomics in software)"
                                  : "uses one path");
     free(cards);
@@ -227,7 +239,7 @@ void weft_onnode_fini(void)
         weft_onnode.base[s] = NULL;
     }
     weft_onnode.enabled = weft_onnode.n_local = weft_onnode.mixed = 0;
-    weft_onnode.all_direct = 0;
+    weft_onnode.all_direct = weft_onnode.split = 0;
 }
 
 void weft_onnode_describe(FILE *out)
