@@ -142,7 +142,7 @@ static inline void weft_api_put(const char *call, shmem_ctx_t ctx, void *dest, c
         weft_fast_check_pe(call, pe);
         char *peer = weft_fast_heap_peer[(unsigned)pe];
         if (WEFT_LIKELY(peer != NULL))
-            memmove(peer + fast_off, src, len); /* self-puts may overlap */
+            weft_copy_once(peer + fast_off, src, len); /* each byte once (copy.h) */
         else if (nbi)
             weft_ofi_put_nbi(weft_ctx_default.ofi, WEFT_SEG_HEAP, fast_off, src, len, pe);
         else

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "../core/copy.h"
 #include "../core/cpu_amo.h"
 #include "../core/runtime.h"
 #include "ofi/ofi.h"
@@ -29,7 +30,7 @@ static inline void weft_tx_put(struct weft_ctx *c, int seg, uint64_t off, const 
 {
     char *p = weft_onnode_addr(seg, off, pe);
     if (p)
-        memmove(p, src, len); /* a put to the calling PE may overlap */
+        weft_copy_once(p, src, len); /* each byte once; may overlap (self) */
     else
         weft_ofi_put(c->ofi, seg, off, src, len, pe);
 }
@@ -38,7 +39,7 @@ static inline void weft_tx_put_nbi(struct weft_ctx *c, int seg, uint64_t off, co
 {
     char *p = weft_onnode_addr(seg, off, pe);
     if (p)
-        memmove(p, src, len);
+        weft_copy_once(p, src, len);
     else
         weft_ofi_put_nbi(c->ofi, seg, off, src, len, pe);
 }
@@ -61,12 +62,13 @@ static inline void weft_tx_get_nbi(struct weft_ctx *c, void *dst, int seg, uint6
         weft_ofi_get_nbi(c->ofi, dst, seg, off, len, pe);
 }
 
-/* Strided copy: element i from src + i*sstride to dst + i*dstride. */
+/* Strided copy: element i from src + i*sstride to dst + i*dstride, each
+ * destination byte stored once (copy.h: dst may be a peer's memory). */
 static inline void weft_copy_strided(char *dst, ptrdiff_t dstride, const char *src,
                                      ptrdiff_t sstride, size_t elem, size_t n)
 {
     for (size_t i = 0; i < n; i++, dst += dstride, src += sstride)
-        memcpy(dst, src, elem);
+        weft_copy_once(dst, src, elem);
 }
 
 static inline void weft_tx_iput(struct weft_ctx *c, int seg, uint64_t off, ptrdiff_t tstride,

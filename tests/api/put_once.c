@@ -1,0 +1,195 @@
+/* put_once: on the direct on-node path, every byte a put writes into a
+ * peer's memory is stored exactly once.
+ *
+ * A byte stored twice (glibc's memmove stores the same 4 bytes twice for a
+ * 4-byte copy, and overlapping vectors for larger ones) breaks a common
+ * program: the target sees a flag, resets it, and the origin's second
+ * store - delayed by a preemption between the two - writes the old value
+ * back, so the next round's flag "arrives" before its data.
+ * tests/api/flag_order shows that race; this test catches the double store
+ * itself, deterministically: PE 0 puts to PE 1 through every put form,
+ * with a hardware write watchpoint (perf_event_open) on four single bytes
+ * of PE 1's destination as PE 0 maps it (shmem_ptr), and each must have
+ * been written exactly once by the call.
+ *
+ * Needs the direct path between PE 0 and PE 1 and perf_event_open with
+ * breakpoints; without either it exits 77 on every PE (ctest: skipped). */
+#include <errno.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+
+#include "weft_test.h"
+
+#define MAXLEN 8192
+static unsigned char dest_bss[MAXLEN];
+
+struct watch {
+    int fd[4];
+    size_t at[4];
+    int n;
+};
+
+static int watch_byte(void *addr)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.type = PERF_TYPE_BREAKPOINT;
+    a.size = sizeof a;
+    a.bp_type = HW_BREAKPOINT_W;
+    a.bp_addr = (unsigned long)(uintptr_t)addr;
+    a.bp_len = HW_BREAKPOINT_LEN_1;
+    a.disabled = 1;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+}
+
+/* Watch the first, the last, a middle and the second-to-last byte. */
+static void arm(struct watch *w, unsigned char *mapped, size_t len)
+{
+    size_t cand[4] = {0, len - 1, len / 2, len >= 2 ? len - 2 : 0};
+    w->n = 0;
+    for (int k = 0; k < 4; k++) {
+        int dup = 0;
+        for (int j = 0; j < w->n; j++)
+            dup |= w->at[j] == cand[k];
+        if (dup)
+            continue;
+        int fd = watch_byte(mapped + cand[k]);
+        WT_CHECK(fd >= 0, "perf_event_open on byte %zu: %s", cand[k], strerror(errno));
+        ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+        ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+        w->fd[w->n] = fd;
+        w->at[w->n++] = cand[k];
+    }
+}
+
+static void check(struct watch *w, const char *what, size_t len)
+{
+    for (int j = 0; j < w->n; j++) {
+        long long writes = 0;
+        ioctl(w->fd[j], PERF_EVENT_IOC_DISABLE, 0);
+        WT_CHECK(read(w->fd[j], &writes, sizeof writes) == (ssize_t)sizeof writes,
+                 "reading the watchpoint");
+        close(w->fd[j]);
+        WT_CHECK(writes == 1,
+                 "%s of %zu bytes: byte %zu of the destination was stored %lld times (a byte "
+                 "stored twice can bring back a value the target already replaced)",
+                 what, len, w->at[j], writes);
+    }
+}
+
+static int perf_usable(void)
+{
+    static unsigned char probe;
+    int fd = watch_byte(&probe);
+    if (fd < 0)
+        return 0;
+    close(fd);
+    return 1;
+}
+
+int main(void)
+{
+    wt_init("put_once");
+    unsigned char *heap = shmem_malloc(MAXLEN + 64);
+    unsigned char *src = malloc(MAXLEN);
+    WT_CHECK(heap && src, "allocation");
+    for (size_t i = 0; i < MAXLEN; i++)
+        src[i] = (unsigned char)(i * 7 + 1);
+    int usable = wt_npes >= 2 && shmem_ptr(heap, 1) && shmem_ptr(dest_bss, 1) && perf_usable();
+    static int verdict;
+    verdict = 1;
+    shmem_barrier_all();
+    if (!usable)
+        shmem_int_atomic_set(&verdict, 0, 0);
+    shmem_barrier_all();
+    if (!shmem_int_g(&verdict, 0)) {
+        if (wt_me == 0)
+            printf("SKIPPED [put_once]: needs PE 1 on the direct path and perf_event_open "
+                   "breakpoints\n");
+        shmem_finalize();
+        return 77;
+    }
+    if (wt_me == 0) {
+        static const size_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 24, 31, 32,
+                                       33, 48, 63, 64, 65, 100, 127, 128, 129, 255, 256, 257,
+                                       1000, 4096, 4099, 8192};
+        shmem_ctx_t ctx;
+        WT_CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "shmem_ctx_create");
+        for (int where = 0; where < 2; where++) {
+            unsigned char *dest = where ? dest_bss : heap;
+            unsigned char *mapped = shmem_ptr(dest, 1);
+            const char *place = where ? ".bss" : "heap";
+            struct watch w;
+            for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+                size_t len = sizes[k];
+                WT_PHASE("%s: putmem %zu", place, len);
+                arm(&w, mapped, len);
+                shmem_putmem(dest, src, len, 1);
+                check(&w, "shmem_putmem", len);
+                arm(&w, mapped, len);
+                shmem_putmem_nbi(dest, src, len, 1);
+                shmem_quiet();
+                check(&w, "shmem_putmem_nbi", len);
+                arm(&w, mapped, len);
+                shmem_ctx_putmem(ctx, dest, src, len, 1);
+                check(&w, "shmem_ctx_putmem", len);
+                arm(&w, mapped, len);
+                shmem_putmem_signal(dest, src, len, (uint64_t *)(void *)(heap + MAXLEN + 8), 1,
+                                    SHMEM_SIGNAL_SET, 1);
+                check(&w, "shmem_putmem_signal (data)", len);
+            }
+            WT_PHASE("%s: scalar p and typed puts", place);
+            arm(&w, mapped, 1);
+            shmem_char_p((char *)dest, 'x', 1);
+            check(&w, "shmem_char_p", 1);
+            arm(&w, mapped, 2);
+            shmem_short_p((short *)(void *)dest, 7, 1);
+            check(&w, "shmem_short_p", 2);
+            arm(&w, mapped, 4);
+            shmem_int_p((int *)(void *)dest, 7, 1);
+            check(&w, "shmem_int_p", 4);
+            arm(&w, mapped, 4);
+            shmem_float_p((float *)(void *)dest, 7.0f, 1);
+            check(&w, "shmem_float_p", 4);
+            arm(&w, mapped, 8);
+            shmem_long_p((long *)(void *)dest, 7, 1);
+            check(&w, "shmem_long_p", 8);
+            arm(&w, mapped, 8);
+            shmem_double_p((double *)(void *)dest, 7.0, 1);
+            check(&w, "shmem_double_p", 8);
+            arm(&w, mapped, 16);
+            shmem_longdouble_put((long double *)(void *)dest, (const long double *)(void *)src,
+                                 1, 1);
+            check(&w, "shmem_longdouble_put of 1 element", 16);
+            arm(&w, mapped, 12);
+            shmem_int_put((int *)(void *)dest, (const int *)(void *)src, 3, 1);
+            check(&w, "shmem_int_put of 3 elements", 12);
+            /* Strided: the watched bytes are element 0 and element 2 (of 3
+             * with stride 2): first, last and in between. */
+            arm(&w, mapped, 20);
+            shmem_int_iput((int *)(void *)dest, (const int *)(void *)src, 2, 1, 3, 1);
+            for (int j = 0; j < w.n; j++) {
+                long long writes = 0;
+                ioctl(w.fd[j], PERF_EVENT_IOC_DISABLE, 0);
+                WT_CHECK(read(w.fd[j], &writes, sizeof writes) == (ssize_t)sizeof writes,
+                         "reading the watchpoint");
+                close(w.fd[j]);
+                int in_element = (w.at[j] / 4) % 2 == 0;
+                WT_CHECK(writes == in_element,
+                         "shmem_int_iput stride 2: byte %zu stored %lld times, expected %d",
+                         w.at[j], writes, in_element);
+            }
+        }
+        shmem_ctx_destroy(ctx);
+        printf("put_once: every watched byte of every put form stored exactly once\n");
+    }
+    shmem_barrier_all();
+    shmem_free(heap);
+    free(src);
+    wt_finish();
+    return 0;
+}
