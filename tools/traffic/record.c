@@ -28,6 +28,7 @@ const char *const tr_wait_names[TR_NWAITS] = {TR_WAITS(TR_NAME)};
 __attribute__((visibility("default"))) const int weft_traffic_recorder = 1;
 
 static int tr_on;              /* recording (atomic loads: threads) */
+static int tr_threads;         /* SHMEM_THREAD_MULTIPLE: counts are added atomically */
 static int tr_depth;           /* initializations not yet finalized */
 static int tr_npes, tr_me;
 static struct tr_cell *tr_row; /* tr_npes cells: what this PE sent to each */
@@ -35,7 +36,17 @@ static struct tr_summary tr_sum;
 static uint64_t tr_start_ns;
 static char tr_stem[PATH_MAX]; /* report path without .html/.json */
 
-#define TR_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#define TR_ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+/* Below SHMEM_THREAD_MULTIPLE the program's calls never overlap (SERIALIZED
+ * orders them itself), so plain additions are exact and cost a few cycles
+ * instead of a locked instruction each. */
+#define TR_ADD(p, v)                                                                     \
+    do {                                                                                 \
+        if (tr_threads)                                                                  \
+            TR_ATOMIC_ADD(p, v);                                                         \
+        else                                                                             \
+            *(p) += (v);                                                                 \
+    } while (0)
 
 uint64_t tr_now(void)
 {
@@ -79,8 +90,9 @@ void tr_op(shmem_ctx_t ctx, int pe, enum tr_kind kind, uint64_t bytes)
     /* A bad PE has already ended the job inside weft; never index with it. */
     if (pe < 0 || pe >= tr_npes)
         return;
+    /* One call, one cell: the calls of these kinds are the sums of the
+     * row, added up at the end. */
     tr_cell_add(pe, kind, bytes);
-    TR_ADD(&tr_sum.calls[kind], 1);
 }
 
 void tr_wait(enum tr_wait w, uint64_t t0)
@@ -252,6 +264,10 @@ static void tr_gather(void)
 {
     __atomic_store_n(&tr_on, 0, __ATOMIC_RELAXED);
     tr_sum.elapsed_ns = tr_now() - tr_start_ns;
+    for (int k = 0; k < TR_NKINDS; k++)
+        if (k != TR_COLL)
+            for (int pe = 0; pe < tr_npes; pe++)
+                tr_sum.calls[k] += tr_row[pe].ops[k];
     size_t row_bytes = (size_t)tr_npes * sizeof(struct tr_cell);
     size_t bytes = sizeof(struct tr_summary) + row_bytes;
     /* Every PE asks for the same size, so all get memory or none does. */
@@ -336,9 +352,15 @@ void shmem_init(void)
 
 int shmem_init_thread(int requested, int *provided)
 {
-    int rc = pshmem_init_thread(requested, provided);
-    if (rc == 0)
+    int level = 0;
+    int rc = pshmem_init_thread(requested, &level);
+    if (provided)
+        *provided = level;
+    if (rc == 0) {
+        if (level == SHMEM_THREAD_MULTIPLE)
+            tr_threads = 1;
         tr_after_init();
+    }
     return rc;
 }
 
