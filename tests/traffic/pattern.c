@@ -8,10 +8,13 @@
  * not appear), PE 0 collects every PE's notes; after shmem_finalize, when
  * the recorder has written the report, PE 0 reads <report>.json back and
  * checks every cell of the PE x PE matrix (operations and bytes, by kind),
- * the calls per kind and the waits per kind of every PE, exactly. */
+ * the calls per kind and the waits per kind of every PE, exactly.
+ * --threads: initialized with SHMEM_THREAD_MULTIPLE, and 4 threads also put
+ * at once (the recorder then counts atomically; none may be lost). */
 #include "weft_test.h"
 
 #include <json.h>
+#include <pthread.h>
 
 enum { PUT, GET, AMO, SIGNAL, COLL, NKINDS };
 enum { WAIT, BARRIER, QUIET, COLLWAIT, NWAITS };
@@ -64,9 +67,30 @@ static void quiet(void)
     ex_waits[QUIET]++;
 }
 
-int main(void)
+#define THREADS 4
+#define THREAD_PUTS 50000
+static int thread_target;
+
+static void *thread_puts(void *arg)
 {
-    wt_init("traffic_pattern");
+    (void)arg;
+    for (int i = 0; i < THREAD_PUTS; i++)
+        shmem_putmem(buf, src, 8, thread_target);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int threads = argc > 1 && !strcmp(argv[1], "--threads");
+    if (threads) {
+        wt_setup("traffic_pattern --threads");
+        int provided = -1;
+        WT_CHECK(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) == 0, "init_thread failed");
+        wt_identify();
+        WT_CHECK(provided == SHMEM_THREAD_MULTIPLE, "provided %d", provided);
+    } else {
+        wt_init("traffic_pattern");
+    }
     const int me = wt_me, n = wt_npes;
     const int right = (me + 1) % n, left = (me + n - 1) % n, across = (me + 2) % n;
     const char *report = getenv("WEFT_TRAFFIC");
@@ -109,6 +133,16 @@ int main(void)
     sent(left, PUT, 2 * 3 * sizeof(short));
     shmem_put64_nbi(u64buf, u64src, 3, right);
     sent(right, PUT, 3 * 8);
+    if (threads) {
+        pthread_t t[THREADS];
+        thread_target = right;
+        for (int i = 0; i < THREADS; i++)
+            WT_CHECK(pthread_create(&t[i], NULL, thread_puts, NULL) == 0, "pthread_create");
+        for (int i = 0; i < THREADS; i++)
+            pthread_join(t[i], NULL);
+        for (int i = 0; i < THREADS * THREAD_PUTS; i++)
+            sent(right, PUT, 8);
+    }
     shmem_fence();
     ex_waits[QUIET]++;
     quiet();
