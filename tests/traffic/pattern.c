@@ -252,6 +252,9 @@ int main(int argc, char **argv)
     }
     shmem_barrier_all();
     shmem_free(all);
+    free(mine);
+    free(ex_ops);
+    free(ex_bytes);
     shmem_pcontrol(1);
 
     wt_finish(); /* one more barrier, then shmem_finalize writes the report */
@@ -263,6 +266,7 @@ int main(int argc, char **argv)
     char err[512];
     if (tr_data_load(json_path, &d, err, sizeof err) != 0) {
         fprintf(stderr, "FAIL [traffic_pattern] %s\n", err);
+        free(notes);
         return 1;
     }
     int bad = 0, checked = 0;
@@ -285,8 +289,11 @@ int main(int argc, char **argv)
         if (w_of[w] < 0)
             MISMATCH("wait kind %s missing from the report\n", wait_names[w]);
     }
-    if (bad)
+    if (bad) {
+        tr_data_free(&d);
+        free(notes);
         return 1;
+    }
     for (int from = 0; from < n; from++) {
         const uint64_t *nrow = notes + (size_t)from * row;
         const uint64_t *eops = nrow + NKINDS + NWAITS, *ebytes = eops + n * NKINDS;
@@ -325,6 +332,7 @@ int main(int argc, char **argv)
             MISMATCH("PE %d: no elapsed time or host\n", from);
     }
     tr_data_free(&d);
+    free(notes);
     if (bad) {
         fprintf(stderr, "FAIL [traffic_pattern] %d mismatches in %s\n", bad, json_path);
         return 1;
