@@ -60,7 +60,7 @@ static int tr_recording(void)
     return __atomic_load_n(&tr_on, __ATOMIC_RELAXED);
 }
 
-static void tr_cell_add(int pe, enum tr_kind kind, uint64_t bytes)
+static inline void tr_cell_add(int pe, enum tr_kind kind, uint64_t bytes)
 {
     TR_ADD(&tr_row[pe].ops[kind], 1);
     TR_ADD(&tr_row[pe].bytes[kind], bytes);
@@ -76,7 +76,16 @@ static int tr_world(shmem_team_t team, int pe)
     return pshmem_team_translate_pe(team, pe, SHMEM_TEAM_WORLD);
 }
 
-void tr_op(shmem_ctx_t ctx, int pe, enum tr_kind kind, uint64_t bytes)
+/* One call, one cell: the calls of these kinds are the sums of the row,
+ * added up at the end. A bad PE has already ended the job inside weft;
+ * never index with it. */
+void tr_op(int pe, enum tr_kind kind, uint64_t bytes)
+{
+    if (tr_recording() && pe >= 0 && pe < tr_npes)
+        tr_cell_add(pe, kind, bytes);
+}
+
+void tr_op_ctx(shmem_ctx_t ctx, int pe, enum tr_kind kind, uint64_t bytes)
 {
     if (!tr_recording())
         return;
@@ -87,12 +96,7 @@ void tr_op(shmem_ctx_t ctx, int pe, enum tr_kind kind, uint64_t bytes)
             return;
         pe = tr_world(team, pe);
     }
-    /* A bad PE has already ended the job inside weft; never index with it. */
-    if (pe < 0 || pe >= tr_npes)
-        return;
-    /* One call, one cell: the calls of these kinds are the sums of the
-     * row, added up at the end. */
-    tr_cell_add(pe, kind, bytes);
+    tr_op(pe, kind, bytes);
 }
 
 void tr_wait(enum tr_wait w, uint64_t t0)

@@ -54,8 +54,10 @@ struct tr_summary {
 
 /* ---- recording (record.c), called by the wrappers ------------------------ */
 uint64_t tr_now(void);
-/* One operation of `kind` moving `bytes` to `pe` (numbered in ctx's team). */
-void tr_op(shmem_ctx_t ctx, int pe, enum tr_kind kind, uint64_t bytes);
+/* One operation of `kind` moving `bytes` to world PE `pe`, or to PE `pe`
+ * of ctx's team. */
+void tr_op(int pe, enum tr_kind kind, uint64_t bytes);
+void tr_op_ctx(shmem_ctx_t ctx, int pe, enum tr_kind kind, uint64_t bytes);
 /* Waiting that began at `t0` (tr_now()) ends now. */
 void tr_wait(enum tr_wait w, uint64_t t0);
 /* A collective call over a team or an active set: which members this PE

@@ -23,19 +23,19 @@
 /* ---- one wrapper ------------------------------------------------------------
  * The name is parenthesized: some plain names are also generic macros. */
 #define TR_V(NAME, PARAMS, ARGS, PRE, POST)                                              \
-    void(NAME) PARAMS                                                                     \
-    {                                                                                     \
-        PRE;                                                                              \
-        p##NAME ARGS;                                                                     \
-        POST;                                                                             \
+    void(NAME) PARAMS                                                                    \
+    {                                                                                    \
+        PRE;                                                                             \
+        p##NAME ARGS;                                                                    \
+        POST;                                                                            \
     }
 #define TR_R(RET, NAME, PARAMS, ARGS, PRE, POST)                                         \
-    RET(NAME) PARAMS                                                                      \
-    {                                                                                     \
-        PRE;                                                                              \
-        RET tr_ret = p##NAME ARGS;                                                        \
-        POST;                                                                             \
-        return tr_ret;                                                                    \
+    RET(NAME) PARAMS                                                                     \
+    {                                                                                    \
+        PRE;                                                                             \
+        RET tr_ret = p##NAME ARGS;                                                       \
+        POST;                                                                            \
+        return tr_ret;                                                                   \
     }
 #define TR_NOTHING (void)0
 #define TR_T0 uint64_t tr_t0 = tr_now()
@@ -43,18 +43,18 @@
 /* An operation in its default-context form NAME and its context form CNAME
  * (the same parameters after a shmem_ctx_t). */
 #define TR_OP_V(NAME, CNAME, PARAMS, ARGS, KIND, BYTES)                                  \
-    TR_V(NAME, PARAMS, ARGS, TR_NOTHING, tr_op(SHMEM_CTX_DEFAULT, pe, KIND, BYTES))      \
+    TR_V(NAME, PARAMS, ARGS, TR_NOTHING, tr_op(pe, KIND, BYTES))                         \
     TR_V(CNAME, (shmem_ctx_t ctx, TR_UNPAREN PARAMS), (ctx, TR_UNPAREN ARGS), TR_NOTHING, \
-         tr_op(ctx, pe, KIND, BYTES))
+         tr_op_ctx(ctx, pe, KIND, BYTES))
 #define TR_OP_R(RET, NAME, CNAME, PARAMS, ARGS, KIND, BYTES)                             \
-    TR_R(RET, NAME, PARAMS, ARGS, TR_NOTHING, tr_op(SHMEM_CTX_DEFAULT, pe, KIND, BYTES)) \
+    TR_R(RET, NAME, PARAMS, ARGS, TR_NOTHING, tr_op(pe, KIND, BYTES))                    \
     TR_R(RET, CNAME, (shmem_ctx_t ctx, TR_UNPAREN PARAMS), (ctx, TR_UNPAREN ARGS),       \
-         TR_NOTHING, tr_op(ctx, pe, KIND, BYTES))
+         TR_NOTHING, tr_op_ctx(ctx, pe, KIND, BYTES))
 /* An operation that exists only without a context (deprecated names). */
 #define TR_OP1_V(NAME, PARAMS, ARGS, KIND, BYTES)                                        \
-    TR_V(NAME, PARAMS, ARGS, TR_NOTHING, tr_op(SHMEM_CTX_DEFAULT, pe, KIND, BYTES))
+    TR_V(NAME, PARAMS, ARGS, TR_NOTHING, tr_op(pe, KIND, BYTES))
 #define TR_OP1_R(RET, NAME, PARAMS, ARGS, KIND, BYTES)                                   \
-    TR_R(RET, NAME, PARAMS, ARGS, TR_NOTHING, tr_op(SHMEM_CTX_DEFAULT, pe, KIND, BYTES))
+    TR_R(RET, NAME, PARAMS, ARGS, TR_NOTHING, tr_op(pe, KIND, BYTES))
 /* A wait of kind W. */
 #define TR_WAIT_V(NAME, PARAMS, ARGS, W) TR_V(NAME, PARAMS, ARGS, TR_T0, tr_wait(W, tr_t0))
 #define TR_WAIT_R(RET, NAME, PARAMS, ARGS, W)                                            \
