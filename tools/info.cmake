@@ -4,7 +4,7 @@
 add_executable(weft-info ${CMAKE_CURRENT_LIST_DIR}/weft-info.c)
 target_compile_options(weft-info PRIVATE ${WEFT_WARNINGS})
 target_include_directories(weft-info PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_BINARY_DIR}/src)
-target_link_libraries(weft-info PRIVATE weft PkgConfig::FABRIC)
+target_link_libraries(weft-info PRIVATE weft PkgConfig::FABRIC weft_traffic_json)
 file(RELATIVE_PATH _weft_info_rpath "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_LIBDIR}")
 set_target_properties(weft-info PROPERTIES INSTALL_RPATH "$ORIGIN/${_weft_info_rpath}")
 install(TARGETS weft-info RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "oshrun-traffic.h"
+
 #ifndef WEFT_VERSION_STRING
 #define WEFT_VERSION_STRING "unknown"
 #endif
@@ -649,6 +651,8 @@ static void usage(FILE *f)
             "Start N processing elements (PEs) of an OpenSHMEM program on this machine.\n"
             "\n"
             "  -n N, -np N    number of PEs (default 1)\n"
+            "  --traffic FILE record where the PEs communicate; PE 0 writes FILE\n"
+            "                 (.html, a heat map page) and its .json at finalize\n"
             "  -h, --help     show this help\n"
             "  -V, --version  show the version\n"
             "\n"
@@ -703,6 +707,10 @@ int main(int argc, char **argv)
                 return 2;
             }
             i++;
+        } else if (strcmp(a, "--traffic") == 0 || strncmp(a, "--traffic=", 10) == 0) {
+            const char *file = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
+            if (oshrun_traffic_setup(prog_name, file) != 0)
+                return 2;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return 0;

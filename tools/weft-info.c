@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
 #include "core/runtime.h"
 #include "transport/ofi/ofi.h"
 #include "transport/onnode/onnode.h"
 #include "weft_config.h"
+#include "json.h" /* tools/traffic: reading traffic reports */
 
 enum {
     SHOW_VERSION = 1 << 0,
@@ -42,6 +44,8 @@ static void usage(FILE *out)
             "  --tunables    the environment variables weft reads: value, default, meaning\n"
             "  --transport   start a 1-PE weft and describe its transport (AMO table...)\n"
             "  --no-init     never call shmem_init (skips the selection and --transport)\n"
+            "  --traffic FILE  print the traffic report FILE (the .json that oshrun\n"
+            "                --traffic writes) as a text heat map, and nothing else\n"
             "  -h, --help    this text\n"
             "\n"
             "Environment: FI_PROVIDER / WEFT_PROVIDER restrict the provider; see --tunables.\n");
@@ -167,6 +171,16 @@ int main(int argc, char **argv)
             show |= SHOW_TUNABLES;
         } else if (!strcmp(a, "--transport")) {
             show |= SHOW_TRANSPORT;
+        } else if (!strcmp(a, "--traffic")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "weft-info: --traffic needs a report (report.json)\n");
+                return 2;
+            }
+            /* Colour only for a terminal that takes it (NO_COLOR: no-color.org). */
+            const char *term = getenv("TERM");
+            int color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && term &&
+                        strcmp(term, "dumb") != 0;
+            return tr_print_text(argv[i + 1], stdout, color);
         } else if (!strcmp(a, "--no-init")) {
             init = 0;
         } else {

@@ -2,6 +2,7 @@
  * symmetric segments, bring up the transport, and tear it all down in the
  * reverse order at finalize (explicit, or at exit for programs that return
  * from main without calling shmem_finalize). */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +23,33 @@ static void weft_finalize_at_exit(void)
         weft_runtime_finalize();
 }
 
+/* WEFT_TRAFFIC asks for a report that only the recorder, a separate
+ * library preloaded into the program (docs/traffic.md), writes: weft itself
+ * records nothing, so a job that sets the variable without the recorder
+ * would silently get no report. */
+static void check_traffic_recorder(void)
+{
+    if (!weft_tun_is_set(WEFT_TUN_TRAFFIC) || dlsym(RTLD_DEFAULT, "weft_traffic_recorder"))
+        return;
+    Dl_info self;
+    char dir[4096] = "<prefix>/lib";
+    if (dladdr((void *)check_traffic_recorder, &self) && self.dli_fname &&
+        strchr(self.dli_fname, '/')) {
+        snprintf(dir, sizeof dir, "%s", self.dli_fname);
+        *strrchr(dir, '/') = '\0';
+    }
+    weft_warn("shmem_init",
+              "WEFT_TRAFFIC=%s is set but the traffic recorder is not loaded, so no report will "
+              "be written: start the job with `oshrun --traffic %s`, or add "
+              "LD_PRELOAD=%s/libweft-traffic.so",
+              weft_tun_str(WEFT_TUN_TRAFFIC), weft_tun_str(WEFT_TUN_TRAFFIC), dir);
+}
+
 static void print_banner(void)
 {
     if (weft_rt.my_pe != 0)
         return;
+    check_traffic_recorder();
     if (weft_tun_bool(WEFT_TUN_SHMEM_VERSION) || weft_tun_bool(WEFT_TUN_SHMEM_INFO))
         printf("weft %s (OpenSHMEM 1.5), libfabric provider %s, %d PEs, launcher %s\n",
                WEFT_VERSION_STRING, weft_ofi_provider_name(), weft_rt.n_pes, weft_boot_name());
