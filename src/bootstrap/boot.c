@@ -78,8 +78,8 @@ static long foreign_rank(const char *var)
 }
 
 /* Step 4 of the detection: a launcher that started several processes but
- * that weft cannot talk to. Prints why (from its first process) and
- * returns -1; 0 when nothing suggests such a launcher. */
+ * that weft cannot talk to. Ends the process, its first process saying
+ * why; returns 0 when nothing suggests such a launcher. */
 static int refuse_foreign_launcher(void)
 {
     const char *pmix_opt = WEFT_HAVE_PMIX ? " or srun --mpi=pmix" : "";
@@ -117,10 +117,11 @@ static int refuse_foreign_launcher(void)
     } else {
         return 0;
     }
-    if (me <= 0)
-        weft_warn("shmem_init", "%s; WEFT_BOOTSTRAP=singleton runs each process alone on "
-                  "purpose (docs/launching.md)", msg);
-    return -1;
+    /* The first process explains; the others just fail with it. */
+    if (me > 0)
+        _exit(1);
+    weft_fatal("shmem_init", "%s. WEFT_BOOTSTRAP=singleton runs each process alone on purpose "
+               "(docs/launching.md)", msg);
 }
 
 static int init_pmi1_fd(const char *fd_s)
