@@ -101,6 +101,7 @@ int weft_runtime_init(int requested, int *provided)
         atexit_registered = 1;
     }
     weft_barrier_all_internal();
+    weft_ofi_wireup_done(); /* every PE reached its peers: the bound is lifted */
     print_banner();
     return 0;
 }

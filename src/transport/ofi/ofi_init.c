@@ -660,6 +660,7 @@ int weft_ofi_init(int thread_multiple)
     /* Everyone's receive buffers are posted before anyone sends. */
     if (weft_boot_barrier() != 0)
         return -1;
+    weft_ofi_wireup_start();
     return 0;
 }
 
