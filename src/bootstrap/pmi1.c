@@ -40,6 +40,10 @@ static struct {
     char *wbuf; /* the request being built */
     size_t wcap, wlen;
     int use_write; /* PMI_FD is not a socket: write(2) instead of send(2) */
+    /* Slurm's pmi2 plugin reads one request per read(2) of at most 1024
+     * bytes: requests go one at a time and whole lines stay that short. */
+    int one_by_one;
+    size_t line_max; /* 0: no limit beyond vallen_max */
 } pmi = { .fd = -1 };
 
 static const char hexdig[] = "0123456789abcdef";
@@ -401,6 +405,8 @@ int weft_pmi1_init(int fd, int rank, int size)
     }
     memcpy(pmi.kvsname, kvs, n);
     pmi.kvsname[n] = '\0';
+    pmi.one_by_one = getenv("SLURM_STEP_ID") != NULL;
+    pmi.line_max = pmi.one_by_one ? 1024 : 0;
     if (weft_debug_enabled)
         weft_debug("pmi1: PE %d of %d, kvs %s, keylen_max %ld, vallen_max %ld", rank, size,
                    pmi.kvsname, pmi.keylen_max, pmi.vallen_max);
@@ -419,8 +425,15 @@ static int key_fits(const char *key, int rank, int chunk)
 int weft_pmi1_put(const char *key, const void *val, size_t len)
 {
     const unsigned char *p = val;
-    /* Hex characters per PMI value, even so bytes are never split. */
-    size_t cap = (size_t)(pmi.vallen_max - 1) & ~(size_t)1;
+    /* Hex characters per PMI value, even so bytes are never split; within
+     * line_max with the rest of the request (up to 40 characters of
+     * numbers: rank, chunk, NBYTES). */
+    size_t cap = (size_t)(pmi.vallen_max - 1);
+    size_t fixed = strlen("cmd=put kvsname= key=::: value=\n") + strlen(pmi.kvsname) +
+                   strlen(key) + 40;
+    if (pmi.line_max && pmi.line_max > fixed + 64 && pmi.line_max - fixed < cap)
+        cap = pmi.line_max - fixed;
+    cap &= ~(size_t)1;
     char hdr[32];
     int hlen = snprintf(hdr, sizeof hdr, "%zu:", len);
     size_t first = (cap - (size_t)hlen) / 2; /* bytes in the main key */
@@ -593,8 +606,9 @@ int weft_pmi1_allgather(const char *key, const void *mine, void *all, size_t len
     }
     /* One window of requests written at once, then its replies read in
      * order: the exchange costs N/WINDOW round trips, not N. */
-    for (int first = 0; first < pmi.size; first += PMI1_GET_WINDOW) {
-        int last = first + PMI1_GET_WINDOW < pmi.size ? first + PMI1_GET_WINDOW : pmi.size;
+    int window = pmi.one_by_one ? 1 : PMI1_GET_WINDOW;
+    for (int first = 0; first < pmi.size; first += window) {
+        int last = first + window < pmi.size ? first + window : pmi.size;
         for (int r = first; r < last; r++)
             if (r != pmi.rank &&
                 wbuf_printf("cmd=get kvsname=%s key=%s:%d\n", pmi.kvsname, key, r) != 0)
