@@ -1,5 +1,5 @@
 #!/bin/bash
-# twohost.sh BUILD_BIN_DIR OSHRUN CASE...   (ctest: launch.twohost.*)
+# twohost.sh OSHRUN CASE...   (ctest: launch.twohost.*)
 # Two hosts on one machine: two network namespaces with their own hostnames
 # (unshare --uts), joined by a veth pair (10.77.N.1 and .2, named wan0 on
 # both), each with a "docker-like" interface dock0 holding the same address
@@ -16,8 +16,8 @@
 # Exits 77 ("skipped") when not root or without ip/unshare/mpiexec.hydra
 # or network namespaces.
 set -u
-bin=$1 oshrun=$2
-shift 2
+oshrun=$1
+shift
 skip() { echo "skipped: $*"; exit 77; }
 [[ $(id -u) -eq 0 ]] || skip "needs root for network namespaces"
 for t in ip unshare mpiexec.hydra timeout; do
