@@ -13,6 +13,7 @@
 #include <pmix.h>
 #include <stdbool.h>
 #include <string.h>
+#include <time.h>
 
 static pmix_proc_t myproc;
 static int pmix_up;
@@ -149,8 +150,16 @@ int weft_pmix_get(int rank, const char *key, void *val, size_t *len)
 
 void weft_pmix_abort(int status, const char *msg)
 {
-    if (pmix_up)
-        (void)PMIx_Abort(status, msg && *msg ? msg : "weft: job aborted", NULL, 0);
+    if (!pmix_up)
+        return;
+    (void)PMIx_Abort(status, msg && *msg ? msg : "weft: job aborted", NULL, 0);
+    /* Let the launcher take the job down, us included, before we exit on
+     * our own: Open MPI 4.1's mpirun can crash or hang when the aborting
+     * process is already gone while it handles the abort. */
+    for (int i = 0; i < 50; i++) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
 }
 
 int weft_pmix_finalize(void)
