@@ -11,6 +11,9 @@
 #             pmix: weft's PMIx client)
 #   none:NP  srun --mpi=none -n NP must fail, naming srun --mpi=pmi2
 #   MPI:NP:PROGRAM  srun --mpi=MPI -n NP PROGRAM (a shmem program) must pass
+# slurm.sh BOOT_TEST --exec COMMAND...  runs COMMAND inside the cluster
+# instead (SLURM_CONF exported; scripts/measure-startup uses it), with
+# WEFT_SLURM_CPUS CPUs claimed for the node (default 8).
 set -u
 boot=$1
 shift
@@ -85,7 +88,7 @@ InactiveLimit=0
 KillWait=2
 PlugStackConfig=$tmp/plugstack.conf
 SlurmdParameters=config_overrides
-NodeName=$host CPUs=8 State=UNKNOWN
+NodeName=$host CPUs=${WEFT_SLURM_CPUS:-8} State=UNKNOWN
 PartitionName=weft Nodes=$host Default=YES MaxTime=5 State=UP
 EOF
 : >"$tmp/plugstack.conf"
@@ -103,6 +106,12 @@ done
 if [[ $up != 1 ]]; then
   tail -5 "$tmp/slurmctld.log" "$tmp/slurmd.log" 2>/dev/null
   skip "the private Slurm cluster did not come up"
+fi
+
+if [[ ${1:-} == --exec ]]; then
+  shift
+  "$@"
+  exit $?
 fi
 
 fail=0
@@ -129,7 +138,7 @@ for c in "$@"; do
     ok=$(( rc == 0 ))
     grep -q "boot_test basic: $np PE(s) via" "$out" || ok=0
   fi
-  secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
+  secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
   if [[ $ok == 1 ]]; then
     echo "PASS srun --mpi=$mpi -n $np ${prog##*/} (${secs}s)"
   else

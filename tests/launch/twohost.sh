@@ -142,7 +142,7 @@ for c in "$@"; do
     exit 2
     ;;
   esac
-  secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
+  secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
   if [[ $ok == 1 ]]; then
     echo "PASS $c (${secs}s)"
   else
