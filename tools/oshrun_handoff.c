@@ -48,15 +48,11 @@ static char *find_in_path(const char *prog)
     return NULL;
 }
 
+/* A count in [1, 1000000]: -1 when s is anything else. */
 static int parse_pos(const char *s, long *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || !*s || *end || v < 1 || v > 1000000)
-        return -1;
-    *out = v;
-    return 0;
+    char extra;
+    return sscanf(s, "%ld%c", out, &extra) == 1 && *out >= 1 && *out <= 1000000 ? 0 : -1;
 }
 
 /* "h1:2,h2" -> "h1,h2" (srun's -w takes names only). */

@@ -82,41 +82,44 @@ static long foreign_rank(const char *var)
  * why; returns 0 when nothing suggests such a launcher. */
 static int refuse_foreign_launcher(void)
 {
-    const char *pmix_opt = WEFT_HAVE_PMIX ? " or srun --mpi=pmix" : "";
+    /* Which variable says how many processes, which one says which is this. */
+    static const struct {
+        const char *size, *rank;
+    } signs[] = {
+        {"SLURM_STEP_NUM_TASKS", "SLURM_PROCID"}, {"SLURM_NTASKS", "SLURM_PROCID"},
+        {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"}, {"PMI_SIZE", "PMI_RANK"},
+        {"MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_RANK"},
+    };
+    size_t k = 0;
+    long n = 0;
+    for (; k < sizeof signs / sizeof signs[0]; k++) {
+        n = env_count(signs[k].size);
+        /* SLURM_NTASKS alone is set in a plain salloc shell too. */
+        if (n > 1 && (k != 1 || getenv("SLURM_PROCID")))
+            break;
+    }
+    if (k == sizeof signs / sizeof signs[0])
+        return 0;
+    long me = foreign_rank(signs[k].rank);
     char msg[640];
-    long n, me = -1;
-    if ((n = env_count("SLURM_STEP_NUM_TASKS")) > 1 ||
-        ((n = env_count("SLURM_NTASKS")) > 1 && getenv("SLURM_PROCID"))) {
-        me = foreign_rank("SLURM_PROCID");
+    if (k <= 1)
         snprintf(msg, sizeof msg,
                  "srun started %ld tasks but gave them no PMI interface (--mpi=none, Slurm's "
                  "default MpiDefault=none): each would run alone as PE 0 of 1. Launch with "
-                 "srun --mpi=pmi2%s (or MpiDefault=pmi2 in slurm.conf)", n, pmix_opt);
-    } else if ((n = env_count("OMPI_COMM_WORLD_SIZE")) > 1) {
-        me = foreign_rank("OMPI_COMM_WORLD_RANK");
-        snprintf(msg, sizeof msg,
-                 "Open MPI's mpirun started %ld processes, but %s: each would run alone as PE 0 "
-                 "of 1. %s", n,
+                 "srun --mpi=pmi2%s (or MpiDefault=pmi2 in slurm.conf)", n,
+                 WEFT_HAVE_PMIX ? " or srun --mpi=pmix" : "");
+    else if (k == 2)
+        snprintf(msg, sizeof msg, "Open MPI's mpirun started %ld processes, but %s: each would "
+                 "run alone as PE 0 of 1. %s", n,
                  WEFT_HAVE_PMIX ? "its PMIx server did not identify itself (PMIX_NAMESPACE unset)"
                                 : "this weft was built without PMIx",
                  WEFT_HAVE_PMIX ? "Launch with weft's oshrun or mpiexec.hydra"
                                 : "Rebuild weft with libpmix-dev installed, or launch with weft's "
                                   "oshrun or mpiexec.hydra");
-    } else if ((n = env_count("PMI_SIZE")) > 1) {
-        me = foreign_rank("PMI_RANK");
-        snprintf(msg, sizeof msg,
-                 "PMI_SIZE=%ld says a launcher started %ld processes, but neither PMI_FD nor "
-                 "PMI_PORT tells how to reach it: each would run alone as PE 0 of 1. Launch with "
-                 "oshrun, mpiexec.hydra or srun --mpi=pmi2", n, n);
-    } else if ((n = env_count("MV2_COMM_WORLD_SIZE")) > 1) {
-        me = foreign_rank("MV2_COMM_WORLD_RANK");
-        snprintf(msg, sizeof msg,
-                 "MVAPICH's launcher started %ld processes without a PMI-1 socket weft can use: "
-                 "each would run alone as PE 0 of 1. Launch with oshrun, mpiexec.hydra or srun "
-                 "--mpi=pmi2", n);
-    } else {
-        return 0;
-    }
+    else
+        snprintf(msg, sizeof msg, "%s=%ld says a launcher started %ld processes, but neither "
+                 "PMI_FD nor PMI_PORT tells how to reach it: each would run alone as PE 0 of 1. "
+                 "Launch with oshrun, mpiexec.hydra or srun --mpi=pmi2", signs[k].size, n, n);
     /* The first process explains; the others just fail with it. */
     if (me > 0)
         _exit(1);
