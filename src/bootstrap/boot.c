@@ -21,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 enum boot_kind { BOOT_NONE, BOOT_SINGLETON, BOOT_PMI1, BOOT_PMIX };
@@ -410,6 +413,26 @@ int weft_boot_barrier(void)
     return boot_kind == BOOT_PMI1 ? weft_pmi1_barrier() : 0;
 }
 
+/* Before asking the launcher to end the job, let it read what this PE wrote
+ * to stdout/stderr: Hydra's proxy reads them from pipes and can tear the
+ * job down on our abort before it has forwarded the error message that
+ * explains it. Waits (at most a second) until the pipes are empty. */
+static void wait_stdio_read(void)
+{
+    for (int fd = 1; fd <= 2; fd++) {
+        struct stat st;
+        if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))
+            continue;
+        for (int i = 0; i < 100; i++) {
+            int unread = 0;
+            if (ioctl(fd, FIONREAD, &unread) != 0 || unread == 0)
+                break;
+            struct timespec ts = {0, 10 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
 void weft_boot_abort(int status, const char *msg)
 {
     /* The launcher ends the job with the low byte of status: errors pass 1,
@@ -419,6 +442,8 @@ void weft_boot_abort(int status, const char *msg)
         fprintf(stderr, "weft: PE %d: aborting job: %s\n", boot_rank, msg);
     fflush(stdout);
     fflush(stderr);
+    if (boot_kind == BOOT_PMI1 || boot_kind == BOOT_PMIX)
+        wait_stdio_read();
     if (boot_kind == BOOT_PMI1)
         weft_pmi1_abort(code);
 #if WEFT_HAVE_PMIX
