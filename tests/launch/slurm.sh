@@ -11,6 +11,8 @@
 #             pmix: weft's PMIx client)
 #   none:NP  srun --mpi=none -n NP must fail, naming srun --mpi=pmi2
 #   MPI:NP:PROGRAM  srun --mpi=MPI -n NP PROGRAM (a shmem program) must pass
+#   alloc:NP:OSHRUN salloc -n NP OSHRUN -v -n NP boot_test: oshrun inside an
+#            allocation hands the job to srun --mpi=pmi2
 # slurm.sh BOOT_TEST --exec COMMAND...  runs COMMAND inside the cluster
 # instead (SLURM_CONF exported; scripts/measure-startup uses it), with
 # WEFT_SLURM_CPUS CPUs claimed for the node (default 8).
@@ -120,14 +122,20 @@ for c in "$@"; do
   out=$tmp/out
   start=$(date +%s.%N)
   # The node claims 8 CPUs (config_overrides): 4 tasks fit on 2 real ones.
-  if [[ -n $prog ]]; then
+  if [[ $mpi == alloc ]]; then
+    timeout -k 2 30 salloc -n $np -t 1 "$prog" -v -n $np "$boot" basic $np pmi1 >"$out" 2>&1
+  elif [[ -n $prog ]]; then
     timeout -k 2 30 srun --mpi=$mpi -n $np -t 1 env WEFT_SPIN_YIELD=64 "$prog" >"$out" 2>&1
   else
     timeout -k 2 30 srun --mpi=$mpi -n $np -t 1 "$boot" basic $np \
       $([[ $mpi == pmi2 ]] && echo pmi1 || echo $mpi) >"$out" 2>&1
   fi
   rc=$?
-  if [[ -n $prog ]]; then
+  if [[ $mpi == alloc ]]; then
+    ok=$(( rc == 0 ))
+    grep -q "handing the job to .*srun --mpi=pmi2 -n $np" "$out" || ok=0
+    grep -q "boot_test basic: $np PE(s) via pmi1 OK" "$out" || ok=0
+  elif [[ -n $prog ]]; then
     ok=$(( rc == 0 ))
   elif [[ $mpi == none ]]; then
     ok=$(( rc != 0 && rc != 124 ))
