@@ -2,6 +2,9 @@
  *
  *   oshrun -n N [--] program [args...]
  *
+ * Jobs on several hosts (--host, --hostfile, -ppn, --map-by) or inside a
+ * Slurm allocation are handed to mpiexec.hydra or srun (oshrun_handoff.c).
+ *
  * Starts N copies of program (the PEs) and serves them the PMI-1 wire
  * protocol, the same line protocol MPICH Hydra speaks, so the library has
  * one bootstrap path for both launchers. Each PE gets one end of a
@@ -33,6 +36,7 @@
 #include <unistd.h>
 
 #include "oshrun-traffic.h"
+#include "oshrun_handoff.h"
 
 #ifndef WEFT_VERSION_STRING
 #define WEFT_VERSION_STRING "unknown"
@@ -653,6 +657,16 @@ static void usage(FILE *f)
             "  -n N, -np N    number of PEs (default 1)\n"
             "  --traffic FILE record where the PEs communicate; PE 0 writes FILE\n"
             "                 (.html, a heat map page) and its .json at finalize\n"
+            "\n"
+            "Several hosts (handed to mpiexec.hydra, or to srun inside a Slurm allocation):\n"
+            "  -H, --host H1[:SLOTS],H2...      hosts to run on\n"
+            "  --hostfile FILE, -f FILE         hosts to run on, one per line\n"
+            "  -ppn N, --map-by ppr:N:node      N PEs per host\n"
+            "  --launcher auto|local|hydra|srun which launcher starts the PEs (auto:\n"
+            "                                   srun in an allocation, hydra for several\n"
+            "                                   hosts, else this oshrun; docs/launching.md)\n"
+            "  -v, --verbose                    print the command handed off to\n"
+            "\n"
             "  -h, --help     show this help\n"
             "  -V, --version  show the version\n"
             "\n"
@@ -695,6 +709,10 @@ static int parse_count(const char *s, int *out)
 
 int main(int argc, char **argv)
 {
+    /* Several hosts, or a Slurm allocation: another launcher's job. */
+    int handed = oshrun_handoff(argc, argv, prog_name);
+    if (handed >= 0)
+        return handed;
     int n = 1, i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -717,6 +735,10 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
             printf("oshrun (weft) %s\n", WEFT_VERSION_STRING);
             return 0;
+        } else if (strcmp(a, "--launcher") == 0) {
+            i++; /* "local" (oshrun_handoff checked it) */
+        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            continue;
         } else if (a[0] == '-' && a[1]) {
             msg("%s: unknown option '%s' (see %s --help)", prog_name, a, prog_name);
             return 2;

@@ -74,6 +74,9 @@ static void print_config(void)
     else
         printf("  topology         host identity only, no hwloc: NUMA, socket and L3 domains are "
                "one per node\n");
+    printf("  launchers        PMI-1 (PMI_FD, PMI_PORT)%s%s; detection order in "
+           "docs/launching.md\n", WEFT_HAVE_PMIX ? ", PMIx " : ", no PMIx (libpmix-dev)",
+           WEFT_HAVE_PMIX ? WEFT_PMIX_VERSION : "");
 }
 
 /* fi_getinfo for RDM endpoints with `caps`. The mr_mode bits weft can live
@@ -194,6 +197,8 @@ int main(int argc, char **argv)
 
     /* Under a launcher only the first PE talks. */
     const char *rank = getenv("PMI_RANK");
+    if (!rank)
+        rank = getenv("PMIX_RANK");
     int quiet = rank && atoi(rank) != 0;
     if (quiet && !freopen("/dev/null", "w", stdout))
         return 1;
@@ -227,6 +232,7 @@ int main(int argc, char **argv)
         printf("\nweft selected provider: %s (launcher: %s, %d PE%s)\n",
                weft_ofi_provider_name(), weft_boot_name(), shmem_n_pes(),
                shmem_n_pes() == 1 ? "" : "s");
+        printf("bootstrap: %s\n", weft_boot_reason());
         if (show & SHOW_TRANSPORT) {
             printf("\nTransport:\n");
             fflush(stdout);

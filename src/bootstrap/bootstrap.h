@@ -1,8 +1,8 @@
 /* bootstrap.h owns the interface between the runtime and whatever launched
  * the job: rank and size, a key-value exchange, a barrier and job abort.
- * Implementations: PMI-1 wire protocol (oshrun and Hydra), singleton. The
- * launcher is detected at run time; PMIx and Slurm PMI-2 come later behind
- * the same calls. */
+ * Implementations: PMI-1 wire protocol (oshrun, Hydra in fd and port modes,
+ * srun --mpi=pmi2), PMIx (mpirun, prterun, srun --mpi=pmix; when built with
+ * libpmix), singleton. The launcher is detected at run time (boot.c). */
 #ifndef WEFT_BOOTSTRAP_H
 #define WEFT_BOOTSTRAP_H
 
@@ -16,8 +16,16 @@
  * without a launcher is rank 0 of 1). Returns 0, or -1 with a message. */
 int weft_boot_init(int *rank, int *size);
 
-/* Name of the launcher protocol in use: "pmi1" (oshrun or Hydra), "singleton". */
+/* Name of the launcher protocol in use: "pmi1", "pmix", "singleton". */
 WEFT_EXPORT const char *weft_boot_name(void);
+
+/* Why that one was chosen (which variable, which launcher), for
+ * SHMEM_DEBUG and weft-info. */
+WEFT_EXPORT const char *weft_boot_reason(void);
+
+/* This PE's rank among the job's PEs on its node, their number, and the
+ * node's number, as the launcher tells them (PMIx); -1 where unknown. */
+void weft_boot_local(int *local_rank, int *local_size, int *node);
 
 /* Publish a binary value under key for this rank (encoded as needed). */
 int weft_boot_put(const char *key, const void *val, size_t len);

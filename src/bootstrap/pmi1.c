@@ -21,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -37,6 +40,10 @@ static struct {
     char *wbuf; /* the request being built */
     size_t wcap, wlen;
     int use_write; /* PMI_FD is not a socket: write(2) instead of send(2) */
+    /* Slurm's pmi2 plugin reads one request per read(2) of at most 1024
+     * bytes: requests go one at a time and whole lines stay that short. */
+    int one_by_one;
+    size_t line_max; /* 0: no limit beyond vallen_max */
 } pmi = { .fd = -1 };
 
 static const char hexdig[] = "0123456789abcdef";
@@ -267,6 +274,85 @@ static long reply_rc(const char *line)
 
 /* ---- the calls --------------------------------------------------------- */
 
+/* A "cmd=set NAME=VALUE" line of the port-mode handshake. */
+static int read_set(const char *name, long *out)
+{
+    char *line = recv_line();
+    if (!line)
+        return -1;
+    if (!field_is(line, "cmd", "set") || field_long(line, name, out) != 0) {
+        weft_warn("bootstrap", "PMI-1: expected 'cmd=set %s=...' from the launcher, got '%.120s'",
+                  name, line);
+        return -1;
+    }
+    return 0;
+}
+
+int weft_pmi1_connect_port(const char *hostport, int id, int *rank, int *size)
+{
+    char host[256];
+    const char *colon = strrchr(hostport, ':');
+    size_t hl = colon ? (size_t)(colon - hostport) : 0;
+    if (!colon || hl == 0 || hl >= sizeof host || !colon[1]) {
+        weft_warn("bootstrap", "PMI_PORT='%s' is not HOST:PORT", hostport);
+        return -1;
+    }
+    memcpy(host, hostport, hl);
+    host[hl] = '\0';
+    struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+    int gai = getaddrinfo(host, colon + 1, &hints, &res);
+    if (gai != 0) {
+        weft_warn("bootstrap", "PMI_PORT='%s': cannot resolve the launcher's address: %s",
+                  hostport, gai_strerror(gai));
+        return -1;
+    }
+    int fd = -1, err = 0;
+    for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) {
+            err = errno;
+            continue;
+        }
+        while (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+            if (errno == EINTR)
+                continue;
+            err = errno;
+            close(fd);
+            fd = -1;
+            break;
+        }
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        weft_warn("bootstrap", "PMI_PORT='%s': cannot connect to the launcher: %s", hostport,
+                  strerror(err));
+        return -1;
+    }
+    int one = 1;
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    pmi.fd = fd;
+    pmi.rank = id;
+    pmi.rlen = pmi.rstart = pmi.wlen = 0;
+    /* The port-mode handshake (MPICH's simple PMI): we name ourselves by
+     * PMI_ID, the server answers initack and then tells size, rank and its
+     * debug level. */
+    long n = 0, r = 0, dbg = 0;
+    if (wbuf_printf("cmd=initack pmiid=%d", id) != 0 || !transact("initack", "cmd=initack") ||
+        read_set("size", &n) != 0 || read_set("rank", &r) != 0 || read_set("debug", &dbg) != 0)
+        goto fail;
+    if (n < 1 || n > (1L << 30) || r < 0 || r >= n) {
+        weft_warn("bootstrap", "PMI-1: the launcher gave rank %ld of size %ld", r, n);
+        goto fail;
+    }
+    *rank = (int)r;
+    *size = (int)n;
+    return fd;
+fail:
+    close(fd);
+    pmi.fd = -1;
+    return -1;
+}
+
 int weft_pmi1_init(int fd, int rank, int size)
 {
     pmi.fd = fd;
@@ -319,6 +405,8 @@ int weft_pmi1_init(int fd, int rank, int size)
     }
     memcpy(pmi.kvsname, kvs, n);
     pmi.kvsname[n] = '\0';
+    pmi.one_by_one = getenv("SLURM_STEP_ID") != NULL;
+    pmi.line_max = pmi.one_by_one ? 1024 : 0;
     if (weft_debug_enabled)
         weft_debug("pmi1: PE %d of %d, kvs %s, keylen_max %ld, vallen_max %ld", rank, size,
                    pmi.kvsname, pmi.keylen_max, pmi.vallen_max);
@@ -337,8 +425,15 @@ static int key_fits(const char *key, int rank, int chunk)
 int weft_pmi1_put(const char *key, const void *val, size_t len)
 {
     const unsigned char *p = val;
-    /* Hex characters per PMI value, even so bytes are never split. */
-    size_t cap = (size_t)(pmi.vallen_max - 1) & ~(size_t)1;
+    /* Hex characters per PMI value, even so bytes are never split; within
+     * line_max with the rest of the request (up to 40 characters of
+     * numbers: rank, chunk, NBYTES). */
+    size_t cap = (size_t)(pmi.vallen_max - 1);
+    size_t fixed = strlen("cmd=put kvsname= key=::: value=\n") + strlen(pmi.kvsname) +
+                   strlen(key) + 40;
+    if (pmi.line_max && pmi.line_max > fixed + 64 && pmi.line_max - fixed < cap)
+        cap = pmi.line_max - fixed;
+    cap &= ~(size_t)1;
     char hdr[32];
     int hlen = snprintf(hdr, sizeof hdr, "%zu:", len);
     size_t first = (cap - (size_t)hlen) / 2; /* bytes in the main key */
@@ -405,20 +500,75 @@ static int decode_hex(const char *h, size_t n, unsigned char *out)
     return 0;
 }
 
-/* Fetch one PMI key; returns the value (inside the reply line) or NULL. */
-static const char *get_one(const char *pkey, size_t *vlen, const char *key, int rank)
+/* The value of a get_result reply, or NULL (warned). */
+static const char *get_value(const char *line, size_t *vlen, const char *key, int rank)
 {
-    if (wbuf_printf("cmd=get kvsname=%s key=%s", pmi.kvsname, pkey) != 0)
-        return NULL;
-    char *line = transact("get_result", "cmd=get");
-    if (!line)
-        return NULL;
     const char *v = field(line, "value", vlen);
     if (reply_rc(line) != 0 || !v) {
         weft_warn("bootstrap", "PMI-1: PE %d published no value for key '%s'", rank, key);
         return NULL;
     }
     return v;
+}
+
+/* Fetch one PMI key; returns the value (inside the reply line) or NULL. */
+static const char *get_one(const char *pkey, size_t *vlen, const char *key, int rank)
+{
+    if (wbuf_printf("cmd=get kvsname=%s key=%s", pmi.kvsname, pkey) != 0)
+        return NULL;
+    char *line = transact("get_result", "cmd=get");
+    return line ? get_value(line, vlen, key, rank) : NULL;
+}
+
+/* Decode the main key's value "NBYTES:HEX" into val (capacity *len);
+ * *have: bytes decoded so far, *total: the value's size. */
+static int decode_main(const char *v, size_t vlen, const char *key, int rank, void *val,
+                       size_t *len, size_t *have, size_t *total)
+{
+    const char *colon = memchr(v, ':', vlen);
+    char *end;
+    errno = 0;
+    unsigned long long t = strtoull(v, &end, 10);
+    if (!colon || end != colon || errno || v == colon) {
+        weft_warn("bootstrap", "PMI-1: malformed value for key '%s' from PE %d", key, rank);
+        return -1;
+    }
+    if (t > *len) {
+        weft_warn("bootstrap", "PMI-1: value of key '%s' from PE %d is %llu bytes, buffer holds %zu",
+                  key, rank, t, *len);
+        *len = (size_t)t;
+        return -1;
+    }
+    size_t hn = vlen - (size_t)(colon + 1 - v);
+    if (hn / 2 > t || decode_hex(colon + 1, hn, val) != 0) {
+        weft_warn("bootstrap", "PMI-1: corrupt value for key '%s' from PE %d", key, rank);
+        return -1;
+    }
+    *have = hn / 2;
+    *total = (size_t)t;
+    return 0;
+}
+
+/* Fetch the continuation keys "KEY:RANK:I" until total bytes are in. */
+static int get_rest(const char *key, int rank, unsigned char *out, size_t have, size_t total)
+{
+    char pkey[256];
+    for (size_t chunk = 1; have < total; chunk++) {
+        size_t hn;
+        const char *v;
+        if (snprintf(pkey, sizeof pkey, "%s:%d:%zu", key, rank, chunk) >= (int)sizeof pkey) {
+            weft_warn("bootstrap", "PMI-1: truncated value for key '%s' from PE %d", key, rank);
+            return -1;
+        }
+        if (!(v = get_one(pkey, &hn, key, rank)))
+            return -1;
+        if (hn == 0 || hn / 2 > total - have || decode_hex(v, hn, out + have) != 0) {
+            weft_warn("bootstrap", "PMI-1: corrupt value for key '%s' from PE %d", key, rank);
+            return -1;
+        }
+        have += hn / 2;
+    }
+    return 0;
 }
 
 int weft_pmi1_get(int rank, const char *key, void *val, size_t *len)
@@ -429,45 +579,81 @@ int weft_pmi1_get(int rank, const char *key, void *val, size_t *len)
         weft_warn("bootstrap", "PMI-1: key '%s' too long for the launcher", key);
         return -1;
     }
-    size_t vlen;
+    size_t vlen, have, total;
     const char *v = get_one(pkey, &vlen, key, rank);
-    if (!v)
+    if (!v || decode_main(v, vlen, key, rank, val, len, &have, &total) != 0 ||
+        get_rest(key, rank, val, have, total) != 0)
         return -1;
-    /* "NBYTES:HEX" */
-    const char *colon = memchr(v, ':', vlen);
-    char *end;
-    errno = 0;
-    unsigned long long total = strtoull(v, &end, 10);
-    if (!colon || end != colon || errno || v == colon) {
-        weft_warn("bootstrap", "PMI-1: malformed value for key '%s' from PE %d", key, rank);
+    *len = total;
+    return 0;
+}
+
+/* Gets in flight at once in an allgather: the replies of a window must fit
+ * the socket buffers, or a server that writes while we still write would
+ * wait for us as we wait for it. */
+#define PMI1_GET_WINDOW 32
+
+int weft_pmi1_allgather(const char *key, const void *mine, void *all, size_t len)
+{
+    if (weft_pmi1_put(key, mine, len) != 0 || weft_pmi1_barrier() != 0)
+        return -1;
+    unsigned char *out = all;
+    if (len)
+        memmove(out + (size_t)pmi.rank * len, mine, len);
+    if (!key_fits(key, pmi.size - 1, 0)) {
+        weft_warn("bootstrap", "PMI-1: key '%s' too long for the launcher", key);
         return -1;
     }
-    if (total > *len) {
-        weft_warn("bootstrap", "PMI-1: value of key '%s' from PE %d is %llu bytes, buffer holds %zu",
-                  key, rank, total, *len);
-        *len = (size_t)total;
-        return -1;
-    }
-    unsigned char *out = val;
-    size_t have = 0;
-    size_t hn = vlen - (size_t)(colon + 1 - v);
-    for (size_t chunk = 1;; chunk++) {
-        const char *h = chunk == 1 ? colon + 1 : v;
-        if (hn / 2 > total - have || decode_hex(h, hn, out + have) != 0) {
-            weft_warn("bootstrap", "PMI-1: corrupt value for key '%s' from PE %d", key, rank);
-            return -1;
+    /* One window of requests written at once, then its replies read in
+     * order: the exchange costs N/WINDOW round trips, not N. */
+    int window = pmi.one_by_one ? 1 : PMI1_GET_WINDOW;
+    for (int first = 0; first < pmi.size; first += window) {
+        int last = first + window < pmi.size ? first + window : pmi.size;
+        for (int r = first; r < last; r++)
+            if (r != pmi.rank &&
+                wbuf_printf("cmd=get kvsname=%s key=%s:%d\n", pmi.kvsname, key, r) != 0)
+                return -1;
+        if (pmi.wlen) {
+            pmi.wlen--; /* send_request appends the last newline */
+            if (send_request() != 0)
+                return -1;
         }
-        have += hn / 2;
-        if (have == total)
-            break;
-        if (hn == 0 || snprintf(pkey, sizeof pkey, "%s:%d:%zu", key, rank, chunk) >= (int)sizeof pkey) {
-            weft_warn("bootstrap", "PMI-1: truncated value for key '%s' from PE %d", key, rank);
-            return -1;
+        int partial = -1; /* first rank whose value spans continuation keys */
+        size_t partial_have = 0, partial_total = 0;
+        for (int r = first; r < last; r++) {
+            if (r == pmi.rank)
+                continue;
+            char *line = recv_line();
+            if (!line)
+                return -1;
+            if (!field_is(line, "cmd", "get_result")) {
+                weft_warn("bootstrap", "PMI-1: unexpected reply to cmd=get: '%.120s'", line);
+                return -1;
+            }
+            size_t vlen, have, total, cap = len;
+            const char *v = get_value(line, &vlen, key, r);
+            if (!v || decode_main(v, vlen, key, r, out + (size_t)r * len, &cap, &have, &total) != 0)
+                return -1;
+            if (total != len) {
+                weft_warn("bootstrap", "PMI-1: PE %d contributed %zu bytes under '%s', expected %zu",
+                          r, total, key, len);
+                return -1;
+            }
+            if (have < total && partial < 0) {
+                partial = r;
+                partial_have = have;
+                partial_total = total;
+            }
         }
-        if (!(v = get_one(pkey, &hn, key, rank)))
-            return -1;
+        /* Long values: their continuation keys one by one, after the window
+         * (every value has the same length, so all of them are long). */
+        for (int r = partial; r >= 0 && r < last; r++) {
+            if (r == pmi.rank)
+                continue;
+            if (get_rest(key, r, out + (size_t)r * len, partial_have, partial_total) != 0)
+                return -1;
+        }
     }
-    *len = (size_t)total;
     return 0;
 }
 

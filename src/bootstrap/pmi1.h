@@ -1,6 +1,6 @@
 /* pmi1.h: private interface between boot.c (launcher detection, singleton,
  * allgather) and pmi1.c (the PMI-1 wire-protocol client spoken to oshrun and
- * MPICH Hydra over the socket in PMI_FD). Not part of the library's API. */
+ * MPICH Hydra over the socket in PMI_FD, or Hydra's PMI_PORT). Not part of the library's API. */
 #ifndef WEFT_BOOT_PMI1_H
 #define WEFT_BOOT_PMI1_H
 
@@ -12,6 +12,13 @@ int weft_pmi1_init(int fd, int rank, int size);
 /* Publish len bytes under key for this rank; long values span several
  * PMI keys so every PMI value stays within the server's vallen_max. */
 int weft_pmi1_put(const char *key, const void *val, size_t len);
+/* Hydra's port mode (PMI_PORT=HOST:PORT, PMI_ID=id): connect and do the
+ * initack handshake, which gives rank and size. Returns the connected
+ * descriptor for weft_pmi1_init, or -1 (warned). */
+int weft_pmi1_connect_port(const char *hostport, int id, int *rank, int *size);
+/* put + barrier + every rank's value, the gets sent in windows so the
+ * exchange costs a few round trips, not one per rank. */
+int weft_pmi1_allgather(const char *key, const void *mine, void *all, size_t len);
 /* cmd=barrier_in / wait for cmd=barrier_out. Also makes puts visible. */
 int weft_pmi1_barrier(void);
 /* Fetch rank's value of key. *len in: capacity, out: size (also set when

@@ -81,7 +81,8 @@ int weft_runtime_init(int requested, int *provided)
     weft_rt.boot_up = 1;
     if (gethostname(weft_rt.hostname, sizeof weft_rt.hostname - 1) != 0)
         strcpy(weft_rt.hostname, "localhost");
-    weft_debug("launcher %s, PE %d of %d on %s", weft_boot_name(), rank, size, weft_rt.hostname);
+    weft_debug("launcher %s: %s; PE %d of %d on %s", weft_boot_name(), weft_boot_reason(), rank,
+               size, weft_rt.hostname);
 
     weft_node_init();
     weft_topology_init(); /* needs pe_host; collective over the launcher */
@@ -124,6 +125,7 @@ int weft_runtime_init(int requested, int *provided)
         atexit_registered = 1;
     }
     weft_barrier_all_internal();
+    weft_ofi_wireup_done(); /* every PE reached its peers: the bound is lifted */
     print_banner();
     return 0;
 }

@@ -13,6 +13,8 @@
  *   segv-stubborn R  same, but the others ignore SIGTERM and pause()
  *   abort R CODE     PE R calls weft_boot_abort(CODE), the others block
  *   stdin N          PE 0 must read exactly N bytes of stdin, others 0
+ *   exchange [K]     K (6) checked allgathers of 168 bytes, barrier,
+ *                    finalize: the launcher's part of shmem_init
  *   hang             init, barrier, then wait forever
  *
  * Exits 0 when the scenario's checks pass, non-zero with a message if not. */
@@ -204,6 +206,17 @@ int main(int argc, char **argv)
             CHECK(all[r] == (r == 0 ? arg2 : 0), "PE %d read %ld bytes of stdin, expected %d", r,
                   all[r], r == 0 ? arg2 : 0);
         free(all);
+        CHECK(weft_boot_finalize() == 0, "finalize");
+    } else if (strcmp(mode, "exchange") == 0) {
+        /* What shmem_init asks of the launcher, without libfabric: K
+         * allgathers of an endpoint-sized blob (checked), a barrier,
+         * finalize. For start-up timings (scripts/measure-startup). */
+        for (int k = 0; k < (arg2 > 0 ? arg2 : 6); k++) {
+            char key[16];
+            snprintf(key, sizeof key, "ex%d", k);
+            check_allgather(key, 168, (unsigned)k);
+        }
+        CHECK(weft_boot_barrier() == 0, "barrier");
         CHECK(weft_boot_finalize() == 0, "finalize");
     } else if (strcmp(mode, "hang") == 0) {
         CHECK(weft_boot_barrier() == 0, "barrier");

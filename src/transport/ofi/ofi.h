@@ -44,6 +44,13 @@ extern struct weft_ofi_tx weft_ofi_tx0;
  * FI_THREAD_SAFE and the default context's tx is shared). Returns 0 or -1. */
 int weft_ofi_init(int thread_multiple);
 void weft_ofi_fini(void);
+/* Start-up reachability check (ofi_wireup.c): weft_ofi_init reads from
+ * this PE's libfabric neighbours under a watchdog of WEFT_WIREUP_TIMEOUT
+ * seconds, which init stops with weft_ofi_wireup_done after its first
+ * barrier. On failure the PE names provider, interface, addresses and the
+ * peer, and the job ends. */
+void weft_ofi_wireup_start(void);
+void weft_ofi_wireup_done(void);
 /* 1 if SHMEM_THREAD_MULTIPLE can be provided (FI_THREAD_SAFE domain). */
 int weft_ofi_thread_multiple(void);
 

@@ -614,18 +614,40 @@ int weft_ofi_init(int thread_multiple)
         free(all);
         return -1;
     }
-    /* Insert one name at a time, in PE order: names may differ in length
-     * (shm's embed the PID, so 99999 and 100000 differ by a byte), and each
-     * blob's name is zero-padded. fi_addr must come out equal to the PE. */
-    int ok = 1;
-    for (int p = 0; ok && p < n; p++) {
-        fi_addr_t addr = FI_ADDR_NOTAVAIL;
-        int got = fi_av_insert(weft_ofi.av, all[p].name, 1, &addr, 0, NULL);
-        ok = got == 1 && addr == (fi_addr_t)p;
+    /* One fi_av_insert of every name, packed in PE order, when all names
+     * have one length (tcp, sockets: sockaddrs; shm: PIDs of one width);
+     * otherwise one name at a time, in PE order (shm's names embed the
+     * PID, so 99999 and 100000 differ by a byte; each blob's name is
+     * zero-padded). fi_addr must come out equal to the PE. */
+    int ok = 1, same_len = 1;
+    for (int p = 1; p < n; p++)
+        same_len &= all[p].namelen == all[0].namelen;
+    size_t nlen = all[0].namelen;
+    char *packed = same_len && n > 1 ? malloc((size_t)n * nlen) : NULL;
+    fi_addr_t *addrs = packed ? malloc((size_t)n * sizeof *addrs) : NULL;
+    if (packed && addrs) {
+        for (int p = 0; p < n; p++)
+            memcpy(packed + (size_t)p * nlen, all[p].name, nlen);
+        int got = fi_av_insert(weft_ofi.av, packed, (size_t)n, addrs, 0, NULL);
+        ok = got == n;
+        for (int p = 0; ok && p < n; p++)
+            ok = addrs[p] == (fi_addr_t)p;
         if (!ok)
-            weft_warn("weft_ofi_init", "fi_av_insert of PE %d's address (%u bytes) gave %d, "
-                      "fi_addr %llu", p, all[p].namelen, got, (unsigned long long)addr);
+            weft_warn("weft_ofi_init", "fi_av_insert of %d addresses (%zu bytes each) gave %d",
+                      n, nlen, got);
+        weft_debug("ofi: %d addresses inserted in one fi_av_insert", n);
+    } else {
+        for (int p = 0; ok && p < n; p++) {
+            fi_addr_t addr = FI_ADDR_NOTAVAIL;
+            int got = fi_av_insert(weft_ofi.av, all[p].name, 1, &addr, 0, NULL);
+            ok = got == 1 && addr == (fi_addr_t)p;
+            if (!ok)
+                weft_warn("weft_ofi_init", "fi_av_insert of PE %d's address (%u bytes) gave %d, "
+                          "fi_addr %llu", p, all[p].namelen, got, (unsigned long long)addr);
+        }
     }
+    free(packed);
+    free(addrs);
     if (!ok) {
         free(all);
         return -1;
@@ -667,6 +689,7 @@ int weft_ofi_init(int thread_multiple)
     /* Everyone's receive buffers are posted before anyone sends. */
     if (weft_boot_barrier() != 0)
         return -1;
+    weft_ofi_wireup_start();
     return 0;
 }
 

@@ -1,0 +1,178 @@
+/* pmix.c: the PMIx client bootstrap, used when the launcher is a PMIx
+ * server (Open MPI's mpirun, prterun, srun --mpi=pmix). Rank, size, local
+ * rank and node come from the PMIx job data; the key exchange is one
+ * PMIx_Put per value, PMIx_Commit, then one PMIx_Fence that collects every
+ * rank's data, after which PMIx_Get is answered from the local server's
+ * copy (no request per peer to a central server). Compiled only when
+ * libpmix is found (WEFT_HAVE_PMIX); boot.c never calls in otherwise. */
+#include "bootstrap/pmix_boot.h"
+#include "core/runtime.h"
+
+#if WEFT_HAVE_PMIX
+
+#include <pmix.h>
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+
+static pmix_proc_t myproc;
+static int pmix_up;
+
+/* A uint32 or uint16 job/proc attribute; -1 if the server does not say. */
+static long get_number(const pmix_proc_t *who, const char *attr)
+{
+    pmix_value_t *v = NULL;
+    if (PMIx_Get(who, attr, NULL, 0, &v) != PMIX_SUCCESS || !v)
+        return -1;
+    long out = -1;
+    switch (v->type) {
+    case PMIX_UINT32:
+        out = (long)v->data.uint32;
+        break;
+    case PMIX_UINT16:
+        out = (long)v->data.uint16;
+        break;
+    case PMIX_INT:
+        out = (long)v->data.integer;
+        break;
+    case PMIX_UINT64:
+        out = (long)v->data.uint64;
+        break;
+    default:
+        break;
+    }
+    PMIX_VALUE_RELEASE(v);
+    return out;
+}
+
+int weft_pmix_init(int *rank, int *size, int *local_rank, int *local_size, int *node)
+{
+    pmix_status_t rc = PMIx_Init(&myproc, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        weft_warn("bootstrap", "PMIx_Init failed: %s (is this process started by a PMIx "
+                  "launcher: mpirun, prterun, srun --mpi=pmix?)", PMIx_Error_string(rc));
+        return -1;
+    }
+    pmix_up = 1;
+    pmix_proc_t wild;
+    PMIX_PROC_LOAD(&wild, myproc.nspace, PMIX_RANK_WILDCARD);
+    long n = get_number(&wild, PMIX_JOB_SIZE);
+    if (n < 1 || n > (1L << 30) || myproc.rank >= (pmix_rank_t)n) {
+        weft_warn("bootstrap", "PMIx: job size %ld or rank %u not usable", n, myproc.rank);
+        return -1;
+    }
+    *rank = (int)myproc.rank;
+    *size = (int)n;
+    *local_rank = (int)get_number(&myproc, PMIX_LOCAL_RANK);
+    *local_size = (int)get_number(&wild, PMIX_LOCAL_SIZE);
+    *node = (int)get_number(&myproc, PMIX_NODEID);
+    if (weft_debug_enabled)
+        weft_debug("pmix: PE %d of %d, namespace %s, local rank %d of %d, node %d (PMIx %s)",
+                   *rank, *size, myproc.nspace, *local_rank, *local_size, *node,
+                   PMIx_Get_version());
+    return 0;
+}
+
+int weft_pmix_put(const char *key, const void *val, size_t len)
+{
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_BYTE_OBJECT;
+    v.data.bo.bytes = (char *)(uintptr_t)val; /* PMIx_Put copies it */
+    v.data.bo.size = len;
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+    v.data.bo.bytes = NULL; /* not ours to free */
+    v.data.bo.size = 0;
+    if (rc != PMIX_SUCCESS) {
+        weft_warn("bootstrap", "PMIx_Put of key '%s' (%zu bytes): %s", key, len,
+                  PMIx_Error_string(rc));
+        return -1;
+    }
+    return 0;
+}
+
+int weft_pmix_fence(int collect)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (collect && (rc = PMIx_Commit()) != PMIX_SUCCESS) {
+        weft_warn("bootstrap", "PMIx_Commit: %s", PMIx_Error_string(rc));
+        return -1;
+    }
+    pmix_info_t info;
+    bool yes = true;
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    rc = PMIx_Fence(NULL, 0, collect ? &info : NULL, collect ? 1 : 0);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS) {
+        weft_warn("bootstrap", "PMIx_Fence: %s", PMIx_Error_string(rc));
+        return -1;
+    }
+    return 0;
+}
+
+int weft_pmix_get(int rank, const char *key, void *val, size_t *len)
+{
+    pmix_proc_t who;
+    PMIX_PROC_LOAD(&who, myproc.nspace, (pmix_rank_t)rank);
+    pmix_value_t *v = NULL;
+    /* After the collecting fence every value is here: PMIX_OPTIONAL makes
+     * a missing key an immediate error instead of a wait for it to appear. */
+    pmix_info_t info;
+    bool yes = true;
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Get(&who, key, &info, 1, &v);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS || !v) {
+        weft_warn("bootstrap", "PMIx: PE %d published no value for key '%s': %s", rank, key,
+                  PMIx_Error_string(rc));
+        return -1;
+    }
+    int ret = 0;
+    if (v->type != PMIX_BYTE_OBJECT) {
+        weft_warn("bootstrap", "PMIx: value of key '%s' from PE %d has type %d, not bytes", key,
+                  rank, (int)v->type);
+        ret = -1;
+    } else if (v->data.bo.size > *len) {
+        weft_warn("bootstrap", "PMIx: value of key '%s' from PE %d is %zu bytes, buffer holds %zu",
+                  key, rank, v->data.bo.size, *len);
+        *len = v->data.bo.size;
+        ret = -1;
+    } else {
+        if (v->data.bo.size)
+            memcpy(val, v->data.bo.bytes, v->data.bo.size);
+        *len = v->data.bo.size;
+    }
+    PMIX_VALUE_RELEASE(v);
+    return ret;
+}
+
+void weft_pmix_abort(int status, const char *msg)
+{
+    if (!pmix_up)
+        return;
+    (void)PMIx_Abort(status, msg && *msg ? msg : "weft: job aborted", NULL, 0);
+    /* Let the launcher take the job down, us included, before we exit on
+     * our own: Open MPI 4.1's mpirun can crash or hang when the aborting
+     * process is already gone while it handles the abort. */
+    for (int i = 0; i < 50; i++) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+int weft_pmix_finalize(void)
+{
+    if (!pmix_up)
+        return 0;
+    pmix_up = 0;
+    pmix_status_t rc = PMIx_Finalize(NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        weft_warn("bootstrap", "PMIx_Finalize: %s", PMIx_Error_string(rc));
+        return -1;
+    }
+    return 0;
+}
+
+#endif /* WEFT_HAVE_PMIX */
