@@ -313,7 +313,8 @@ def main():
 
 def tunables_section(cc, include, path):
     """weft(7)'s ENVIRONMENT: every row of tunables.def, then the older names."""
-    probe = ('#define WEFT_TUNABLE(id, name, kind, def, doc) @TUN name @SEP kind @SEP def @SEP doc @END\n'
+    # Variadic: columns added after the description are ignored.
+    probe = ('#define WEFT_TUNABLE(id, name, kind, def, doc, ...) @TUN name @SEP kind @SEP def @SEP doc @END\n'
              '#define WEFT_TUNABLE_ALIAS(old, id) @ALIAS old @SEP #id @END\n'
              '#include "%s"\n' % os.path.abspath(path))
     text = preprocess(cc, include, probe)
