@@ -158,6 +158,8 @@ def parse_pages(path):
                 else:
                     cur[key] = m.group(2).strip()
                 continue
+            if cur["head"] and not line.strip():
+                continue  # blank lines before the text
             cur["head"] = False
             cur["body"].append(line)
     return pages
