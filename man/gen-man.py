@@ -204,6 +204,15 @@ def main():
                 errors.append("%s (page %s) is not declared in shmem.h or shmemx.h" % (n, p["name"]))
             elif n not in routines:
                 errors.append("%s (page %s) is not a routine libweft exports" % (n, p["name"]))
+    # SEE ALSO names what `man` finds (NAME is section 3, NAME(S) section S):
+    # a page, or a name with a `.so` page.
+    sections = {(n, p["section"]) for p in pages for n in [p["name"]] + p["aliases"]}
+    sections |= {(n, "3") for n in owner}
+    for p in pages:
+        for ref in p["see"]:
+            m = re.match(r"^(.+)\((\d)\)$", ref)
+            if (m.groups() if m else (ref, "3")) not in sections:
+                errors.append("page %s refers to %s, which has no page" % (p["name"], ref))
     if errors:
         sys.exit("gen-man.py: " + "\ngen-man.py: ".join(errors))
 
