@@ -19,8 +19,22 @@ install(FILES ${CMAKE_BINARY_DIR}/cmake/weftConfig.cmake
               ${CMAKE_BINARY_DIR}/cmake/weftConfigVersion.cmake
         DESTINATION ${WEFT_CMAKE_INSTALL_DIR})
 
-# weft.pc is written at install time so that `cmake --install --prefix P`
-# records P, not the prefix chosen at configure time.
+# weft.pc is written at install time. Its prefix is relative to where the
+# file is (${pcfiledir}, pkg-config's own variable), so an installed tree can
+# be moved like oshcc and the CMake package; an absolute libdir keeps the
+# prefix `cmake --install --prefix P` was given.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(_weft_pc_prefix "\${CMAKE_INSTALL_PREFIX}")
+else()
+  # One ".." per component of <libdir>/pkgconfig.
+  set(_weft_pc_prefix "\\\${pcfiledir}")
+  string(REPLACE "/" ";" _weft_pc_parts "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+  foreach(_p IN LISTS _weft_pc_parts)
+    if(_p)
+      string(APPEND _weft_pc_prefix "/..")
+    endif()
+  endforeach()
+endif()
 foreach(_d LIBDIR INCLUDEDIR)
   if(IS_ABSOLUTE "${CMAKE_INSTALL_${_d}}")
     set(_weft_pc_${_d} "${CMAKE_INSTALL_${_d}}")
@@ -29,7 +43,7 @@ foreach(_d LIBDIR INCLUDEDIR)
   endif()
 endforeach()
 install(CODE "
-  set(WEFT_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+  set(WEFT_PC_PREFIX \"${_weft_pc_prefix}\")
   set(WEFT_PC_LIBDIR \"${_weft_pc_LIBDIR}\")
   set(WEFT_PC_INCLUDEDIR \"${_weft_pc_INCLUDEDIR}\")
   set(PROJECT_VERSION \"${PROJECT_VERSION}\")

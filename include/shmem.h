@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <weft/types.h>
+#include <weft/features.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -151,6 +151,13 @@ static void print_tunables(void)
                val[0] ? val : "\"\"", d->kind, d->def);
         printf("        %s\n", d->doc);
     }
+    printf("Older names, read when the variable they stand for is unset:\n");
+    enum weft_tunable_id id;
+    const char *old;
+    for (size_t a = 0; (old = weft_tun_alias(a, &id)) != NULL; a++) {
+        const char *v = getenv(old);
+        printf("  %c %-24s -> %s\n", v && *v ? '*' : ' ', old, weft_tunables[id].name);
+    }
 }
 
 int main(int argc, char **argv)

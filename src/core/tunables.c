@@ -3,6 +3,7 @@
  * values are fatal errors naming the variable. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -15,16 +16,88 @@ const struct weft_tunable_desc weft_tunables[WEFT_TUN_COUNT] = {
 #undef WEFT_TUNABLE
 };
 
+/* The older names of tunables (WEFT_TUNABLE_ALIAS rows of tunables.def). */
+static const struct {
+    const char *name;
+    enum weft_tunable_id id;
+} aliases[] = {
+#define WEFT_TUNABLE_ALIAS(old_name, id) {old_name, WEFT_TUN_##id},
+#include "tunables.def"
+#undef WEFT_TUNABLE_ALIAS
+};
+#define N_ALIASES (sizeof aliases / sizeof *aliases)
+
+static const char *set_value(const char *name)
+{
+    const char *v = getenv(name);
+    return (v && *v) ? v : NULL;
+}
+
+/* One note per ignored old name per process, from the first PE only (every
+ * PE reads the same environment): a job should not print it N times. */
+static void note_ignored(size_t alias, const char *winner, const char *value)
+{
+    static unsigned char noted[N_ALIASES ? N_ALIASES : 1];
+    const char *rank = set_value("PMI_RANK");
+    if ((rank && strcmp(rank, "0") != 0) || __atomic_exchange_n(&noted[alias], 1, __ATOMIC_RELAXED))
+        return;
+    fprintf(stderr, "weft: note: %s=\"%s\" is ignored: %s=\"%s\" is set and takes precedence\n",
+            aliases[alias].name, set_value(aliases[alias].name), winner, value);
+}
+
+/* The value in effect for a tunable: its own name, else the first of its
+ * older names that is set, else NULL. */
+static const char *lookup(enum weft_tunable_id id)
+{
+    const char *v = set_value(weft_tunables[id].name);
+    const char *winner = weft_tunables[id].name;
+    for (size_t a = 0; a < N_ALIASES; a++) {
+        if (aliases[a].id != id || !set_value(aliases[a].name))
+            continue;
+        if (v)
+            note_ignored(a, winner, v);
+        else {
+            v = set_value(aliases[a].name);
+            winner = aliases[a].name;
+        }
+    }
+    return v;
+}
+
 int weft_tun_is_set(enum weft_tunable_id id)
 {
-    const char *v = getenv(weft_tunables[id].name);
-    return v != NULL && *v != '\0';
+    return lookup(id) != NULL;
+}
+
+/* The variable whose value is in effect, for messages about the value. */
+static const char *source_name(enum weft_tunable_id id)
+{
+    if (set_value(weft_tunables[id].name))
+        return weft_tunables[id].name;
+    for (size_t a = 0; a < N_ALIASES; a++)
+        if (aliases[a].id == id && set_value(aliases[a].name))
+            return aliases[a].name;
+    return weft_tunables[id].name;
 }
 
 const char *weft_tun_str(enum weft_tunable_id id)
 {
-    const char *v = getenv(weft_tunables[id].name);
-    return (v && *v) ? v : weft_tunables[id].def;
+    const char *v = lookup(id);
+    return v ? v : weft_tunables[id].def;
+}
+
+size_t weft_tun_alias_count(void)
+{
+    return N_ALIASES;
+}
+
+const char *weft_tun_alias(size_t i, enum weft_tunable_id *id)
+{
+    if (i >= N_ALIASES)
+        return NULL;
+    if (id)
+        *id = aliases[i].id;
+    return aliases[i].name;
 }
 
 int weft_parse_size(const char *s, size_t *out)
@@ -65,7 +138,7 @@ size_t weft_tun_size(enum weft_tunable_id id)
     const char *s = weft_tun_str(id);
     if (weft_parse_size(s, &v) != 0)
         weft_fatal("shmem_init", "environment variable %s=\"%s\" is not a size (e.g. 512M, 2G)",
-                   weft_tunables[id].name, s);
+                   source_name(id), s);
     return v;
 }
 
@@ -86,12 +159,15 @@ int weft_tun_bool(enum weft_tunable_id id)
     const char *s = weft_tun_str(id);
     static const char *const yes[] = {"1", "y", "yes", "on", "true", "enable", "enabled"};
     static const char *const no[] = {"0", "n", "no", "off", "false", "disable", "disabled"};
-    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
-        if (!strcasecmp(s, yes[i]))
-            return 1;
     for (size_t i = 0; i < sizeof no / sizeof *no; i++)
         if (!strcasecmp(s, no[i]))
             return 0;
+    /* The specification's switches (SHMEM_INFO...): any other value is on. */
+    if (!strcmp(weft_tunables[id].kind, "switch"))
+        return 1;
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+        if (!strcasecmp(s, yes[i]))
+            return 1;
     weft_fatal("shmem_init", "environment variable %s=\"%s\" is not a boolean (1/0, yes/no, on/off)",
-               weft_tunables[id].name, s);
+               source_name(id), s);
 }
