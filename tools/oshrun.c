@@ -26,7 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <dirent.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -42,6 +45,12 @@
 #define KEYLEN_MAX 64
 #define VALLEN_MAX 1024
 #define REQ_MAX (64 * 1024) /* longest request line accepted from a PE */
+/* What one PE may store in the key-value store (docs/reliability.md): weft
+ * itself puts a few keys of at most a few KiB per PE, so these bounds are
+ * generous for any real client and stop one PE from growing oshrun
+ * without bound. Replacing a key's value counts its new size only. */
+#define KV_KEYS_PER_PE 16384
+#define KV_BYTES_PER_PE (64u * 1024 * 1024)
 
 /* The tunables list, for the documented default of WEFT_ABORT_TIMEOUT. */
 static const struct {
@@ -61,6 +70,10 @@ struct pe {
     size_t outoff, outlen, outcap;
     int in_barrier;
     int exited;  /* reaped */
+    int connected; /* sent cmd=init: it is a PE of the job, not a bystander */
+    int finalized; /* sent cmd=finalize */
+    size_t kv_keys, kv_bytes; /* what it stores in our key-value store */
+    int kv_warned;
 };
 
 struct kv {
@@ -187,6 +200,52 @@ static void teardown(int code, int sig, const char *fmt, ...)
     kill_deadline.tv_nsec = (long)((t - (double)kill_deadline.tv_sec) * 1e9);
 }
 
+/* The job's exit status for a PE's code: its low byte, as exit(3) would
+ * give, except that a non-zero code whose low byte is 0 (256, INT_MIN)
+ * still fails the job. */
+static int job_status(int code)
+{
+    if (code == 0)
+        return 0;
+    return (code & 0xff) ? code & 0xff : 1;
+}
+
+/* ---- shared-memory files of dead PEs -----------------------------------
+ * libfabric's shm provider keeps a region in /dev/shm named after the
+ * PE's process id ("<pid>:<n>:<n>") and removes it only if the PE gets to
+ * run its cleanup; a PE killed hard leaves it. Once a PE is reaped its pid
+ * names nothing live, so such files of ours are stale: remove them. Only
+ * files owned by us and named for that exact pid are touched. */
+static void remove_shm_files(pid_t pid)
+{
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return;
+    char prefix[32];
+    int plen = snprintf(prefix, sizeof prefix, "%ld:", (long)pid);
+    uid_t me = geteuid();
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, prefix, (size_t)plen) != 0)
+            continue;
+        const char *q = e->d_name + plen;
+        int colons = 0, ok = *q != '\0';
+        for (; *q && ok; q++) {
+            if (*q == ':')
+                colons++;
+            else if (*q < '0' || *q > '9')
+                ok = 0;
+        }
+        struct stat st;
+        if (!ok || colons != 1 || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode) || st.st_uid != me)
+            continue;
+        if (unlinkat(dirfd(d), e->d_name, 0) == 0 && getenv("WEFT_DEBUG_OSHRUN"))
+            msg("%s: removed /dev/shm/%s left by PE process %ld", prog_name, e->d_name, (long)pid);
+    }
+    closedir(d);
+}
+
 /* ---- key-value store --------------------------------------------------- */
 
 static size_t kv_hash(const char *s)
@@ -205,17 +264,24 @@ static struct kv *kv_find(const char *key)
     return NULL;
 }
 
-static int kv_put(const char *key, const char *val)
+/* 0 stored; -1 out of memory; -2 over the PE's quota. */
+static int kv_put(struct pe *p, const char *key, const char *val)
 {
     struct kv *e = kv_find(key);
+    size_t vlen = strlen(val), klen = strlen(key);
+    size_t add = vlen + (e ? 0 : klen);
+    if ((!e && p->kv_keys >= KV_KEYS_PER_PE) || p->kv_bytes + add > KV_BYTES_PER_PE)
+        return -2;
     char *v = strdup(val);
     if (!v)
         return -1;
+    p->kv_bytes += add;
     if (e) {
         free(e->val);
         e->val = v;
         return 0;
     }
+    p->kv_keys++;
     e = malloc(sizeof *e);
     char *k = strdup(key);
     if (!e || !k) {
@@ -353,6 +419,7 @@ static void handle_request(int rank, char *line)
     if (strcmp(cmd, "init") == 0) {
         const char *v = tok_get(t, n, "pmi_version");
         int ok = v && strcmp(v, "1") == 0;
+        p->connected = 1;
         reply(p, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=%d", ok ? 0 : -1);
     } else if (strcmp(cmd, "get_maxes") == 0) {
         reply(p, "cmd=maxes kvsname_max=%d keylen_max=%d vallen_max=%d", KVSNAME_MAX, KEYLEN_MAX,
@@ -364,6 +431,7 @@ static void handle_request(int rank, char *line)
     } else if (strcmp(cmd, "get_universe_size") == 0) {
         reply(p, "cmd=universe_size size=%d", npes);
     } else if (strcmp(cmd, "put") == 0) {
+        int rc;
         const char *kvs = tok_get(t, n, "kvsname");
         const char *key = tok_get(t, n, "key");
         const char *val = tok_get(t, n, "value");
@@ -373,7 +441,14 @@ static void handle_request(int rank, char *line)
             reply(p, "cmd=put_result rc=-1 msg=invalid_key");
         else if (!val || strlen(val) >= VALLEN_MAX)
             reply(p, "cmd=put_result rc=-1 msg=invalid_value");
-        else if (kv_put(key, val) != 0)
+        else if ((rc = kv_put(p, key, val)) == -2) {
+            reply(p, "cmd=put_result rc=-1 msg=store_limit_exceeded");
+            if (!p->kv_warned)
+                msg("%s: PE %d exceeds the key-value store limit (%d keys, %u bytes per PE); "
+                    "put of key '%s' refused", prog_name, rank, KV_KEYS_PER_PE, KV_BYTES_PER_PE,
+                    key);
+            p->kv_warned = 1;
+        } else if (rc != 0)
             reply(p, "cmd=put_result rc=-1 msg=out_of_memory");
         else
             reply(p, "cmd=put_result rc=0 msg=success");
@@ -404,11 +479,12 @@ static void handle_request(int rank, char *line)
     } else if (strcmp(cmd, "abort") == 0) {
         const char *v = tok_get(t, n, "exitcode");
         /* exitcode=0 comes from shmem_global_exit(0): the job ends, with 0. */
-        int code = v ? atoi(v) & 0xff : 1;
+        int code = job_status(v ? atoi(v) : 1);
         const char *m = tok_get(t, n, "error_msg");
         teardown(code, SIGTERM, "PE %d called abort with exit code %d%s%s", rank,
                  v ? atoi(v) : 1, m ? ": " : "", m ? m : "");
     } else if (strcmp(cmd, "finalize") == 0) {
+        p->finalized = 1;
         reply(p, "cmd=finalize_ack");
     } else {
         teardown(1, SIGTERM, "PE %d sent unsupported PMI command '%s'", rank, cmd);
@@ -497,12 +573,19 @@ static void reap(void)
             pe_read(r);
         pe_close(p);
         p->exited = 1;
+        remove_shm_files(pid);
+        const char *how = p->connected && !p->finalized ? " without calling shmem_finalize" : "";
         if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
-            teardown(WEXITSTATUS(st), SIGTERM, "PE %d exited with status %d", r, WEXITSTATUS(st));
+            teardown(WEXITSTATUS(st), SIGTERM, "PE %d exited with status %d%s", r, WEXITSTATUS(st),
+                     how);
         } else if (WIFSIGNALED(st)) {
             int s = WTERMSIG(st);
-            teardown(128 + s, SIGTERM, "PE %d killed by signal %d (%s)%s", r, s, strsignal(s),
-                     WCOREDUMP(st) ? ", core dumped" : "");
+            teardown(128 + s, SIGTERM, "PE %d killed by signal %d (%s)%s%s", r, s, strsignal(s),
+                     WCOREDUMP(st) ? ", core dumped" : "", how);
+        } else if (*how) {
+            /* Its peers may be waiting for it in a collective that can
+             * never complete; as Open MPI does, end the job. */
+            teardown(1, SIGTERM, "PE %d exited with status 0%s", r, how);
         }
         check_barrier_deadlock();
     }
@@ -551,6 +634,7 @@ static int spawn(int rank, char **argv)
     sigset_t all, old;
     sigfillset(&all);
     sigprocmask(SIG_BLOCK, &all, &old);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
         /* Child: our handlers would write into oshrun's self-pipe. */
@@ -562,6 +646,11 @@ static int spawn(int rank, char **argv)
         signal(SIGPIPE, SIG_DFL);
         sigprocmask(SIG_SETMASK, &old, NULL);
         int err = 0;
+        /* Die with the launcher, whatever kills it: a PE must never outlive
+         * its job (weft's init turns this into SIGTERM so libfabric can
+         * clean up; a plain program gets SIGKILL). */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(127);
         if (fcntl(sv[1], F_SETFD, 0) != 0)
             err = errno;
         if (!err && rank != 0) {
