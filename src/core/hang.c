@@ -31,6 +31,7 @@ static __thread struct {
     double asked;     /* when this thread last asked for acknowledgements */
     uint64_t round;   /* the round it asked in */
     uint64_t seen_req, seen_report;
+    int reported;     /* printed its report in this wait */
 } ws;
 
 static double hang_timeout; /* seconds; 0: off */
@@ -136,12 +137,19 @@ static void print_report(double waited)
     const char *call = w->call ? w->call : "?";
     switch (w->kind) {
     case WEFT_WAIT_BARRIER_ALL:
-        n = snprintf(o, room, "%s (barrier over all PEs, its %" PRIu64 "th)", call, w->want);
+        n = snprintf(o, room, "%s (barrier over all PEs number %" PRIu64 ")", call, w->want);
         break;
     case WEFT_WAIT_COLL: {
         const struct weft_team *t = w->team;
-        n = snprintf(o, room, "%s(team=%p: %d PE(s), this PE is index %d), counter %p is %" PRIu64
-                     ", waiting for %" PRIu64, call, w->team, t ? t->size : 0, t ? t->my_pe : -1,
+        char tn[48];
+        if (t == &weft_team_world)
+            snprintf(tn, sizeof tn, "SHMEM_TEAM_WORLD");
+        else if (t == &weft_team_shared)
+            snprintf(tn, sizeof tn, "SHMEM_TEAM_SHARED");
+        else
+            snprintf(tn, sizeof tn, "%p", w->team);
+        n = snprintf(o, room, "%s(team=%s: %d PE(s), this PE is index %d), counter %p is %" PRIu64
+                     ", waiting for %" PRIu64, call, tn, t ? t->size : 0, t ? t->my_pe : -1,
                      w->addr, w->addr ? __atomic_load_n((const uint64_t *)w->addr,
                                                         __ATOMIC_RELAXED) : 0,
                      w->want);
@@ -201,7 +209,9 @@ static void hang_step(struct weft_internal_sym *sym, double t)
     uint64_t rep = __atomic_load_n(&sym->hang_report, __ATOMIC_ACQUIRE);
     if (rep != ws.seen_report) {
         ws.seen_report = rep;
-        print_report(waited);
+        if (!ws.reported)
+            print_report(waited);
+        ws.reported = 1;
     }
     if (waited < hang_timeout)
         return;
@@ -214,7 +224,9 @@ static void hang_step(struct weft_internal_sym *sym, double t)
         all = pe == me || (ws.round && __atomic_load_n(&sym->hang_ack[pe], __ATOMIC_ACQUIRE) ==
                                            ws.round);
     if (all && (ws.round || n == 1)) {
-        print_report(waited);
+        if (!ws.reported)
+            print_report(waited);
+        ws.reported = 1;
         uint64_t v = ws.round << 24 | (uint64_t)(me + 1);
         for (int pe = 0; pe < n; pe++)
             if (pe != me)
@@ -249,6 +261,7 @@ void weft_wait_slow(unsigned s)
         ws.fin_seen = 0;
         ws.asked = 0;
         ws.round = 0;
+        ws.reported = 0;
     }
     ws.last_s = s;
     ws.last = t;

@@ -197,6 +197,17 @@ static inline void weft_check_pe(const char *call, int pe)
 WEFT_NORETURN void weft_fail_not_symmetric(const char *call, const char *arg, const void *addr,
                                            size_t len);
 WEFT_NORETURN void weft_fail_not_initialized(const char *call);
+WEFT_NORETURN void weft_fail_overflow(const char *call, const char *arg, size_t n, size_t size);
+
+/* n * size bytes, or abort naming the argument if that overflows (one
+ * compare when size is a constant). */
+static inline size_t weft_nbytes(const char *call, const char *arg, size_t n, size_t size)
+{
+    size_t bytes;
+    if (WEFT_UNLIKELY(__builtin_mul_overflow(n, size, &bytes)))
+        weft_fail_overflow(call, arg, n, size);
+    return bytes;
+}
 
 static inline void weft_check_init(const char *call)
 {
