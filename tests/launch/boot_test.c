@@ -7,8 +7,11 @@
  *                    bytes to several times the PMI value limit
  *   exit R CODE      PE R exits with CODE after a barrier, the others block
  *                    in a second barrier forever
- *   early0           PE 1 exits 0 right after init; the others finish later
+ *   early0           PE 1 finalizes and exits 0 right after init; the others
+ *                    finish later
  *   early0-barrier   same, but the others then enter a barrier PE 1 left
+ *   nofinalize0      PE 1 exits 0 without finalizing; the others wait in a
+ *                    barrier (the launcher must end the job, status 1)
  *   segv R           PE R raises SIGSEGV, the others block in a barrier
  *   segv-stubborn R  same, but the others ignore SIGTERM and pause()
  *   abort R CODE     PE R calls weft_boot_abort(CODE), the others block
@@ -161,14 +164,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "boot_test: PE %d: barrier returned though PE %d exited\n", rank, arg2);
         return 92;
     } else if (strcmp(mode, "early0") == 0 || strcmp(mode, "early0-barrier") == 0) {
-        if (rank == 1)
+        if (rank == 1) {
+            CHECK(weft_boot_finalize() == 0, "finalize");
             return 0;
+        }
         sleep(1);
         if (strcmp(mode, "early0-barrier") == 0) {
             weft_boot_barrier(); /* can never complete: the launcher must end the job */
             return 95;
         }
         CHECK(weft_boot_finalize() == 0, "finalize");
+    } else if (strcmp(mode, "nofinalize0") == 0) {
+        if (rank == 1)
+            _exit(0);
+        weft_boot_barrier();
+        return 96;
     } else if (strcmp(mode, "segv") == 0 || strcmp(mode, "segv-stubborn") == 0) {
         CHECK(weft_boot_barrier() == 0, "barrier");
         if (rank == arg2) {

@@ -250,6 +250,14 @@ static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on
      * (docs/providers.md). The user's values win. */
     setenv("FI_OFI_RXM_BUFFER_SIZE", "4096", 0);
     setenv("FI_OFI_RXM_MSG_RX_SIZE", "128", 0);
+    /* A job on one host needs no network: tcp and sockets listen on the
+     * loopback interface only, unreachable from other hosts (they accept
+     * any connection unauthenticated; docs/reliability.md). The user's
+     * choice of interface wins. */
+    if (weft_rt.single_node) {
+        setenv("FI_TCP_IFACE", "lo", 0);
+        setenv("FI_SOCKETS_IFACE", "lo", 0);
+    }
     drop_infinipath_handlers();
     /* FI_PROVIDER="" would match no provider at all: treat it as unset. */
     const char *fi_prov = getenv("FI_PROVIDER");
