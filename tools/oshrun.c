@@ -71,6 +71,8 @@ struct pe {
     int in_barrier;
     int exited;  /* reaped */
     int connected; /* sent cmd=init: it is a PE of the job, not a bystander */
+    double stopped_at; /* when we saw it stopped (SIGSTOP, SIGTSTP...), 0 if running */
+    int stop_sig;
     int finalized; /* sent cmd=finalize */
     size_t kv_keys, kv_bytes; /* what it stores in our key-value store */
     int kv_warned;
@@ -96,6 +98,10 @@ static int killed;            /* SIGKILL has been sent */
 static int exit_code;         /* oshrun's status once tearing down */
 static struct timespec kill_deadline;
 static double abort_timeout;
+/* A PE stopped by a signal this long while oshrun runs holds its peers
+ * forever: end the job (a terminal's Ctrl-Z stops oshrun too, and the
+ * PEs are continued together with it before this expires). */
+#define STOP_TIMEOUT 2.0
 
 static int sigpipe_fds[2] = { -1, -1 };
 static volatile sig_atomic_t sig_seen[NSIG];
@@ -153,7 +159,7 @@ static void setup_signals(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    sa.sa_flags = SA_RESTART; /* SIGCHLD for stops too: a stopped PE is noticed */
     for (int i = 0; i < N_HANDLED; i++) {
         int s = handled_signals[i];
         struct sigaction old;
@@ -170,10 +176,15 @@ static void setup_signals(void)
 
 static void signal_all(int sig)
 {
-    for (int i = 0; i < npes; i++)
-        if (pes[i].pid > 0)
+    for (int i = 0; i < npes; i++) {
+        if (pes[i].pid > 0) {
             kill(pes[i].pid, sig);
+            if (pes[i].stopped_at > 0 && sig != SIGKILL)
+                kill(pes[i].pid, SIGCONT); /* a stopped PE acts on it only then */
+        }
+    }
 }
+
 
 /* Start taking the job down: the first reason wins and sets the status. */
 static void teardown(int code, int sig, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -208,6 +219,29 @@ static int job_status(int code)
     if (code == 0)
         return 0;
     return (code & 0xff) ? code & 0xff : 1;
+}
+
+/* A PE stopped for STOP_TIMEOUT: returns the poll timeout (ms) until the
+ * next one would expire, or -1. */
+static int check_stopped(void)
+{
+    int timeout = -1;
+    double t = now();
+    for (int i = 0; i < npes && !tearing_down; i++) {
+        if (pes[i].pid <= 0 || pes[i].stopped_at <= 0)
+            continue;
+        double left = pes[i].stopped_at + STOP_TIMEOUT - t;
+        if (left <= 0) {
+            int s = pes[i].stop_sig;
+            teardown(128 + s, SIGTERM, "PE %d stopped by signal %d (SIG%s) and not continued "
+                     "within %.0f s", i, s, sigabbrev_np(s) ? sigabbrev_np(s) : "?", STOP_TIMEOUT);
+            return -1;
+        }
+        int ms = (int)(left * 1000) + 1;
+        if (timeout < 0 || ms < timeout)
+            timeout = ms;
+    }
+    return timeout;
 }
 
 /* ---- shared-memory files of dead PEs -----------------------------------
@@ -557,7 +591,7 @@ static void reap(void)
 {
     for (;;) {
         int st;
-        pid_t pid = waitpid(-1, &st, WNOHANG);
+        pid_t pid = waitpid(-1, &st, WNOHANG | WUNTRACED | WCONTINUED);
         if (pid < 0 && errno == EINTR)
             continue;
         if (pid <= 0)
@@ -566,6 +600,15 @@ static void reap(void)
         if (r < 0)
             continue;
         struct pe *p = &pes[r];
+        if (WIFSTOPPED(st)) {
+            p->stopped_at = now();
+            p->stop_sig = WSTOPSIG(st);
+            continue;
+        }
+        if (WIFCONTINUED(st)) {
+            p->stopped_at = 0;
+            continue;
+        }
         p->pid = 0; /* never signal a reaped pid: it may be reused */
         /* Serve what it sent before dying first: an abort request names
          * the real reason and its exit code. */
@@ -864,7 +907,7 @@ int main(int argc, char **argv)
             pfd[nfd].events = POLLIN | (pes[r].outoff < pes[r].outlen ? POLLOUT : 0);
             pfd_rank[nfd++] = r;
         }
-        int timeout = -1;
+        int timeout = check_stopped();
         if (tearing_down && !killed) {
             struct timespec ts;
             clock_gettime(CLOCK_MONOTONIC, &ts);

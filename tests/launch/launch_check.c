@@ -14,6 +14,12 @@
  *   --expect-stdout S   the command's stdout must contain S
  *   --skip-missing      exit 77 (ctest SKIP_RETURN_CODE) if the command is
  *                       not installed
+ *   --signal-pe R:SIG@SEC  send SIG to the PE whose PMI_RANK is R after SEC s
+ *                       (a kill or stop from outside the job)
+ *   --launcher-killed   the launcher itself may die by a signal (we sent it
+ *                       SIGKILL); --status then compares 128 + the signal
+ *   --shm-clean         afterwards /dev/shm must hold no file named after a
+ *                       process of the job ("<pid>:...", libfabric shm)
  *
  * The command runs in its own process group; once it has exited, no
  * process of that group may be left (the launcher must not leave PEs
@@ -26,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -68,11 +75,142 @@ static int signum(const char *name)
         const char *n;
         int s;
     } t[] = { { "TERM", SIGTERM }, { "INT", SIGINT }, { "HUP", SIGHUP },
-              { "KILL", SIGKILL }, { "USR1", SIGUSR1 }, { "QUIT", SIGQUIT } };
+              { "KILL", SIGKILL }, { "USR1", SIGUSR1 }, { "QUIT", SIGQUIT },
+              { "STOP", SIGSTOP }, { "ABRT", SIGABRT } };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(name, t[i].n) == 0)
             return t[i].s;
     return atoi(name);
+}
+
+/* Processes seen in the job's process group, for --shm-clean. */
+#define MAX_SEEN 1024
+static pid_t seen[MAX_SEEN];
+static int nseen;
+
+static int read_small(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, cap - 1);
+    close(fd);
+    if (n < 0)
+        return -1;
+    buf[n] = '\0';
+    return (int)n;
+}
+
+static void remember(pid_t p, void *arg);
+
+/* Every process in group pgid (zombies only for remember); calls fn(pid). */
+static void scan_group(pid_t pgid, void (*fn)(pid_t, void *), void *arg)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[300], buf[512];
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        if (read_small(path, buf, sizeof buf) <= 0)
+            continue;
+        char *rp = strrchr(buf, ')'); /* comm may hold spaces */
+        int ppid, pgrp;
+        char state;
+        if (!rp || sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) != 3 || pgrp != pgid)
+            continue;
+        if (state == 'Z' && fn != remember)
+            continue; /* dead, not yet reaped by its new parent */
+        fn((pid_t)atoi(e->d_name), arg);
+    }
+    closedir(d);
+}
+
+static void remember(pid_t p, void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < nseen; i++)
+        if (seen[i] == p)
+            return;
+    if (nseen < MAX_SEEN)
+        seen[nseen++] = p;
+}
+
+struct find_rank {
+    int rank;
+    pid_t found;
+};
+
+static void match_rank(pid_t p, void *arg)
+{
+    struct find_rank *f = arg;
+    char path[64], env[65536];
+    snprintf(path, sizeof path, "/proc/%d/environ", (int)p);
+    int n = read_small(path, env, sizeof env);
+    char want[32];
+    int wl = snprintf(want, sizeof want, "PMI_RANK=%d", f->rank);
+    for (int i = 0; i < n;) {
+        if (strncmp(env + i, want, (size_t)wl) == 0 && env[i + wl] == '\0')
+            f->found = p;
+        i += (int)strlen(env + i) + 1;
+    }
+}
+
+static void count_one(pid_t p, void *arg)
+{
+    (void)p;
+    ++*(int *)arg;
+}
+
+static int live_in_group(pid_t pgid)
+{
+    int n = 0;
+    scan_group(pgid, count_one, &n);
+    return n;
+}
+
+/* Files /dev/shm/<pid>:... of the processes seen; prints and counts them. */
+static int shm_left(void)
+{
+    int left = 0;
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char *colon = strchr(e->d_name, ':');
+        if (!colon)
+            continue;
+        pid_t p = (pid_t)atoi(e->d_name);
+        for (int i = 0; i < nseen; i++) {
+            if (seen[i] == p) {
+                fprintf(stderr, "launch_check: FAIL: /dev/shm/%s of job process %d is left\n",
+                        e->d_name, (int)p);
+                left++;
+            }
+        }
+    }
+    closedir(d);
+    return left;
+}
+
+static int shm_left_quiet(void)
+{
+    int left = 0;
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        pid_t p = strchr(e->d_name, ':') ? (pid_t)atoi(e->d_name) : 0;
+        for (int i = 0; p && i < nseen; i++)
+            left += seen[i] == p;
+    }
+    closedir(d);
+    return left;
 }
 
 /* Copy a capture file to out and return its contents. */
@@ -90,6 +228,8 @@ static char *slurp(int fd, FILE *out)
 int main(int argc, char **argv)
 {
     int want_status = 0, want_nonzero = 0, skip_missing = 0;
+    int launcher_killed = 0, shm_clean = 0, pe_rank = -1, pe_sig = 0;
+    double pe_sig_at = -1;
     double within = -1, timeout = 25, sig_at = -1;
     int sig = 0;
     char *stdin_text = NULL;
@@ -105,6 +245,10 @@ int main(int argc, char **argv)
             want_nonzero = 1;
         } else if (strcmp(a, "--skip-missing") == 0) {
             skip_missing = 1;
+        } else if (strcmp(a, "--launcher-killed") == 0) {
+            launcher_killed = 1;
+        } else if (strcmp(a, "--shm-clean") == 0) {
+            shm_clean = 1;
         } else if (!v) {
             fprintf(stderr, "launch_check: %s needs a value\n", a);
             return 2;
@@ -125,6 +269,17 @@ int main(int argc, char **argv)
             *at = '\0';
             sig = signum(v);
             sig_at = atof(at + 1);
+            i++;
+        } else if (strcmp(a, "--signal-pe") == 0) {
+            char *colon = strchr(v, ':'), *at = strchr(v, '@');
+            if (!colon || !at || at < colon) {
+                fprintf(stderr, "launch_check: --signal-pe RANK:SIG@SECONDS\n");
+                return 2;
+            }
+            *colon = *at = '\0';
+            pe_rank = atoi(v);
+            pe_sig = signum(colon + 1);
+            pe_sig_at = atof(at + 1);
             i++;
         } else if (strcmp(a, "--env") == 0) {
             putenv(argv[++i]);
@@ -188,15 +343,29 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    int failed = 0, st = 0, sent = 0;
+    int failed = 0, st = 0, sent = 0, pe_sent = 0, ticks = 0;
     for (;;) {
+        if (shm_clean && ticks++ % 5 == 0)
+            scan_group(pid, remember, NULL);
         pid_t r = waitpid(pid, &st, WNOHANG);
         if (r == pid)
             break;
         double t = now() - t0;
         if (sig && !sent && t >= sig_at) {
+            if (shm_clean)
+                scan_group(pid, remember, NULL);
             kill(pid, sig);
             sent = 1;
+        }
+        if (pe_sig && !pe_sent && t >= pe_sig_at) {
+            struct find_rank f = { pe_rank, 0 };
+            scan_group(pid, match_rank, &f);
+            if (f.found > 0) {
+                printf("launch_check: sending signal %d to PE %d (pid %d) after %.2f s\n", pe_sig,
+                       pe_rank, (int)f.found, t);
+                kill(f.found, pe_sig);
+                pe_sent = 1;
+            }
         }
         if (t > timeout) {
             fprintf(stderr, "launch_check: FAIL: still running after %.1f s; killing it\n", t);
@@ -209,9 +378,10 @@ int main(int argc, char **argv)
     }
     double elapsed = now() - t0;
 
-    /* Nothing of the job may outlive the launcher. */
+    /* Nothing of the job may outlive the launcher (zombies that the
+     * launcher's death left to init to reap do not count). */
     int left = 0;
-    for (int k = 0; k < 100 && (left = (kill(-pid, 0) == 0)); k++)
+    for (int k = 0; k < 100 && (left = live_in_group(pid)) > 0; k++)
         sleep_s(0.01);
     if (left) {
         fprintf(stderr, "launch_check: FAIL: processes of the job outlived the launcher\n");
@@ -219,10 +389,28 @@ int main(int argc, char **argv)
         failed = 1;
     }
 
+    if (shm_clean) {
+        /* The PEs' own cleanup may lag their exit by a moment. */
+        for (int k = 0; k < 50 && shm_left_quiet(); k++)
+            sleep_s(0.02);
+        if (shm_left() > 0)
+            failed = 1;
+    }
+    if (pe_sig && !pe_sent) {
+        fprintf(stderr, "launch_check: FAIL: PE %d was never found to signal\n", pe_rank);
+        failed = 1;
+    }
+
     char *out = slurp(out_fd, stdout), *err = slurp(err_fd, stderr);
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     printf("launch_check: exit status %d after %.2f s\n", code, elapsed);
-    if (!WIFEXITED(st)) {
+    if (!WIFEXITED(st) && launcher_killed) {
+        if (code != want_status) {
+            fprintf(stderr, "launch_check: FAIL: the launcher died with %d, expected %d\n", code,
+                    want_status);
+            failed = 1;
+        }
+    } else if (!WIFEXITED(st)) {
         fprintf(stderr, "launch_check: FAIL: the launcher itself died by signal %d\n",
                 WTERMSIG(st));
         failed = 1;

@@ -522,10 +522,37 @@ void weft_ofi_tx_close(struct weft_ofi_tx *tx)
         }                                                                         \
     } while (0)
 
+/* Every PE of the job reaches every PE directly (one host, the direct
+ * path on): nothing will ever go through libfabric, so it is not opened at
+ * all - no provider region in /dev/shm that a crash could leave behind, no
+ * listening socket. All PEs must agree, since a PE that used libfabric
+ * would need endpoints on the others. */
+static int all_pes_direct(void)
+{
+    if (!weft_onnode.all_direct || !weft_rt.single_node)
+        return 0;
+    int n = weft_rt.n_pes, mine = 1, ok = 1;
+    if (n == 1)
+        return 1;
+    int *all = malloc((size_t)n * sizeof *all);
+    if (!all || weft_boot_allgather("weft-direct", &mine, all, sizeof mine) != 0)
+        ok = 0;
+    for (int pe = 0; ok && pe < n; pe++)
+        ok = all[pe] == 1;
+    free(all);
+    return ok;
+}
+
 int weft_ofi_init(int thread_multiple)
 {
     memset(&weft_ofi, 0, sizeof weft_ofi);
     pthread_mutex_init(&weft_ofi.ctx_lock, NULL);
+    if (all_pes_direct()) {
+        weft_ofi.unused = 1;
+        weft_ofi.thread_multiple = thread_multiple; /* loads, stores and CPU atomics */
+        weft_debug("ofi: every PE is reached directly: libfabric is not opened");
+        return 0;
+    }
     int thread_on = 0;
     /* FI_THREAD_SAFE covers our progress thread and, under
      * SHMEM_THREAD_MULTIPLE, threads driving their contexts' endpoints at
@@ -673,6 +700,12 @@ int weft_ofi_init(int thread_multiple)
 
 void weft_ofi_fini(void)
 {
+    if (weft_ofi.unused) {
+        /* Finalize's synchronization (core/init.c) is this barrier. */
+        (void)weft_boot_barrier();
+        weft_ofi.unused = 0;
+        return;
+    }
     if (!weft_ofi.info)
         return;
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
@@ -758,7 +791,9 @@ void weft_ofi_describe(FILE *out)
 {
     struct fi_info *fi = weft_ofi.info;
     if (!fi) {
-        fprintf(out, "libfabric transport: not initialized\n");
+        fprintf(out, "libfabric transport: %s\n",
+                weft_ofi.unused ? "not opened (every PE is reached directly)"
+                                : "not initialized");
         return;
     }
     uint32_t v = fi->fabric_attr->prov_version;
