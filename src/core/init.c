@@ -25,8 +25,12 @@ static int atexit_registered;
 static void weft_finalize_at_exit(int status, void *arg)
 {
     (void)arg;
-    if (!weft_rt.initialized || status != 0)
+    if (!weft_rt.initialized)
         return;
+    if (status != 0) {
+        weft_ofi_abandon(); /* the provider's shared-memory region goes with us */
+        return;
+    }
     weft_runtime_finalize();
 }
 
@@ -144,6 +148,7 @@ void weft_runtime_global_exit(int status)
 {
     fflush(stdout);
     fflush(stderr);
+    weft_ofi_abandon();
     if (weft_rt.boot_up)
         weft_boot_abort(status, NULL);
     /* A non-zero status whose low byte is 0 (256, INT_MIN) must not read

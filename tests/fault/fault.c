@@ -76,6 +76,8 @@ int main(int argc, char **argv)
     if (strcmp(mode, "pass") == 0)
         return run_pass(me, n);
     shmem_barrier_all();
+    if (me == bad) /* launch_check --mark: the fault starts now */
+        fprintf(stderr, "fault: PE %d: scenario %s starts\n", me, mode);
 
     if (strcmp(mode, "exit") == 0) {
         if (me == bad)

@@ -10,7 +10,7 @@
  *                       default: stdin is /dev/null
  *   --signal SIG@SEC    send SIG (TERM, INT, ...) to the command after SEC s
  *   --env NAME=VALUE    set an environment variable; --unset NAME
- *   --expect-stderr S   the command's stderr must contain S
+ *   --expect-stderr S   the command's stderr must contain S (repeatable)
  *   --expect-stdout S   the command's stdout must contain S
  *   --skip-missing      exit 77 (ctest SKIP_RETURN_CODE) if the command is
  *                       not installed
@@ -18,6 +18,10 @@
  *                       (a kill or stop from outside the job)
  *   --launcher-killed   the launcher itself may die by a signal (we sent it
  *                       SIGKILL); --status then compares 128 + the signal
+ *   --end-within SEC    the command must finish within SEC seconds of the
+ *                       fault: the signal sent (--signal, --signal-pe) or
+ *                       the first appearance of --mark TEXT on its stderr
+ *   --mark TEXT         see --end-within (the program announces its fault)
  *   --shm-clean         afterwards /dev/shm must hold no file named after a
  *                       process of the job ("<pid>:...", libfabric shm)
  *
@@ -103,28 +107,56 @@ static int read_small(const char *path, char *buf, size_t cap)
 
 static void remember(pid_t p, void *arg);
 
-/* Every process in group pgid (zombies only for remember); calls fn(pid). */
+/* Parent and state of a process; -1 if it is gone. */
+static int proc_stat(pid_t p, int *ppid, int *pgrp, char *state)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)p);
+    if (read_small(path, buf, sizeof buf) <= 0)
+        return -1;
+    char *rp = strrchr(buf, ')'); /* comm may hold spaces */
+    if (!rp || sscanf(rp + 1, " %c %d %d", state, ppid, pgrp) != 3)
+        return -1;
+    return 0;
+}
+
+/* Is p the launcher or below it (a launcher such as Hydra may put its PEs
+ * in process groups of their own)? */
+static int below(pid_t p, pid_t launcher)
+{
+    for (int depth = 0; depth < 16 && p > 1; depth++) {
+        if (p == launcher)
+            return 1;
+        int ppid, pgrp;
+        char st;
+        if (proc_stat(p, &ppid, &pgrp, &st) != 0)
+            return 0;
+        p = ppid;
+    }
+    return 0;
+}
+
+/* Every process of the job: in the launcher's group pgid or below the
+ * launcher (zombies only for remember); calls fn(pid, arg) for each. */
 static void scan_group(pid_t pgid, void (*fn)(pid_t, void *), void *arg)
 {
     DIR *d = opendir("/proc");
     if (!d)
         return;
     struct dirent *e;
-    char path[300], buf[512];
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] < '1' || e->d_name[0] > '9')
             continue;
-        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-        if (read_small(path, buf, sizeof buf) <= 0)
-            continue;
-        char *rp = strrchr(buf, ')'); /* comm may hold spaces */
+        pid_t p = (pid_t)atoi(e->d_name);
         int ppid, pgrp;
         char state;
-        if (!rp || sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) != 3 || pgrp != pgid)
+        if (proc_stat(p, &ppid, &pgrp, &state) != 0)
+            continue;
+        if (pgrp != pgid && !below(p, pgid))
             continue;
         if (state == 'Z' && fn != remember)
             continue; /* dead, not yet reaped by its new parent */
-        fn((pid_t)atoi(e->d_name), arg);
+        fn(p, arg);
     }
     closedir(d);
 }
@@ -169,6 +201,12 @@ static int live_in_group(pid_t pgid)
 {
     int n = 0;
     scan_group(pgid, count_one, &n);
+    for (int i = 0; i < nseen; i++) { /* seen before, reparented since */
+        int ppid, pgrp;
+        char st;
+        if (proc_stat(seen[i], &ppid, &pgrp, &st) == 0 && st != 'Z' && pgrp != pgid)
+            n++;
+    }
     return n;
 }
 
@@ -229,11 +267,13 @@ int main(int argc, char **argv)
 {
     int want_status = 0, want_nonzero = 0, skip_missing = 0;
     int launcher_killed = 0, shm_clean = 0, pe_rank = -1, pe_sig = 0;
-    double pe_sig_at = -1;
+    double pe_sig_at = -1, end_within = -1, fault_at = -1;
+    const char *mark = NULL;
     double within = -1, timeout = 25, sig_at = -1;
     int sig = 0;
     char *stdin_text = NULL;
-    const char *want_err = NULL, *want_out = NULL;
+    const char *want_errs[8] = { NULL }, *want_out = NULL;
+    int n_want_err = 0;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -270,6 +310,10 @@ int main(int argc, char **argv)
             sig = signum(v);
             sig_at = atof(at + 1);
             i++;
+        } else if (strcmp(a, "--end-within") == 0) {
+            end_within = atof(v), i++;
+        } else if (strcmp(a, "--mark") == 0) {
+            mark = v, i++;
         } else if (strcmp(a, "--signal-pe") == 0) {
             char *colon = strchr(v, ':'), *at = strchr(v, '@');
             if (!colon || !at || at < colon) {
@@ -286,7 +330,9 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--unset") == 0) {
             unsetenv(argv[++i]);
         } else if (strcmp(a, "--expect-stderr") == 0) {
-            want_err = v, i++;
+            if (n_want_err < 8)
+                want_errs[n_want_err++] = v;
+            i++;
         } else if (strcmp(a, "--expect-stdout") == 0) {
             want_out = v, i++;
         } else {
@@ -345,17 +391,24 @@ int main(int argc, char **argv)
 
     int failed = 0, st = 0, sent = 0, pe_sent = 0, ticks = 0;
     for (;;) {
-        if (shm_clean && ticks++ % 5 == 0)
+        if (ticks++ % 5 == 0)
             scan_group(pid, remember, NULL);
         pid_t r = waitpid(pid, &st, WNOHANG);
         if (r == pid)
             break;
         double t = now() - t0;
+        if (mark && fault_at < 0) {
+            char buf[8192];
+            ssize_t got = pread(err_fd, buf, sizeof buf - 1, 0);
+            buf[got > 0 ? got : 0] = '\0';
+            if (strstr(buf, mark))
+                fault_at = t;
+        }
         if (sig && !sent && t >= sig_at) {
-            if (shm_clean)
-                scan_group(pid, remember, NULL);
+            scan_group(pid, remember, NULL);
             kill(pid, sig);
             sent = 1;
+            fault_at = t;
         }
         if (pe_sig && !pe_sent && t >= pe_sig_at) {
             struct find_rank f = { pe_rank, 0 };
@@ -365,6 +418,7 @@ int main(int argc, char **argv)
                        pe_rank, (int)f.found, t);
                 kill(f.found, pe_sig);
                 pe_sent = 1;
+                fault_at = t;
             }
         }
         if (t > timeout) {
@@ -419,13 +473,26 @@ int main(int argc, char **argv)
                 want_nonzero ? "non-zero, not " : "", want_status);
         failed = 1;
     }
+    if (mark && fault_at < 0 && strstr(err, mark))
+        fault_at = elapsed; /* it ended before we looked: within no time */
+    if (end_within >= 0 && fault_at < 0) {
+        fprintf(stderr, "launch_check: FAIL: the fault (%s) never happened\n",
+                mark ? mark : "signal");
+        failed = 1;
+    } else if (end_within >= 0 && elapsed - fault_at > end_within) {
+        fprintf(stderr, "launch_check: FAIL: ended %.2f s after the fault, limit %.2f s\n",
+                elapsed - fault_at, end_within);
+        failed = 1;
+    }
     if (within >= 0 && elapsed > within) {
         fprintf(stderr, "launch_check: FAIL: took %.2f s, limit %.2f s\n", elapsed, within);
         failed = 1;
     }
-    if (want_err && !strstr(err, want_err)) {
-        fprintf(stderr, "launch_check: FAIL: stderr lacks \"%s\"\n", want_err);
-        failed = 1;
+    for (int k = 0; k < n_want_err; k++) {
+        if (!strstr(err, want_errs[k])) {
+            fprintf(stderr, "launch_check: FAIL: stderr lacks \"%s\"\n", want_errs[k]);
+            failed = 1;
+        }
     }
     if (want_out && !strstr(out, want_out)) {
         fprintf(stderr, "launch_check: FAIL: stdout lacks \"%s\"\n", want_out);

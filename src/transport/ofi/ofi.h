@@ -44,6 +44,8 @@ extern struct weft_ofi_tx weft_ofi_tx0;
  * FI_THREAD_SAFE and the default context's tx is shared). Returns 0 or -1. */
 int weft_ofi_init(int thread_multiple);
 void weft_ofi_fini(void);
+/* Close the default endpoint at once (leaving without finalize). */
+void weft_ofi_abandon(void);
 /* 1 if SHMEM_THREAD_MULTIPLE can be provided (FI_THREAD_SAFE domain). */
 int weft_ofi_thread_multiple(void);
 

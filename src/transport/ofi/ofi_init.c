@@ -698,6 +698,22 @@ int weft_ofi_init(int thread_multiple)
     return 0;
 }
 
+/* A PE leaving without finalize (non-zero exit, shmem_global_exit): close
+ * the default endpoint so that a provider with a named region (shm's
+ * /dev/shm/<pid>:...) removes it. No quiet, no barrier: the job is ending
+ * and the peers may be gone. */
+void weft_ofi_abandon(void)
+{
+    if (!weft_ofi.info || pthread_equal(pthread_self(), weft_ofi.thread) ||
+        __atomic_exchange_n(&weft_ofi.abandoned, 1, __ATOMIC_ACQ_REL))
+        return;
+    weft_ofi_thread_stop();
+    if (weft_ofi_tx0.ep) {
+        fi_close(&weft_ofi_tx0.ep->fid);
+        weft_ofi_tx0.ep = NULL;
+    }
+}
+
 void weft_ofi_fini(void)
 {
     if (weft_ofi.unused) {
