@@ -4,13 +4,17 @@
  * counters + CQ, segment registration and the exchange of names, keys and
  * bases through the bootstrap, the progress engine and its thread, the
  * wait/retry helpers, and weft_ofi_describe. */
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <signal.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../bootstrap/bootstrap.h"
 #include "../onnode/onnode.h"
@@ -450,6 +454,39 @@ static int open_scratch(struct weft_ofi_tx *tx, int warn)
         }                                                                         \
     } while (0)
 
+/* libfabric 1.17's shm provider creates its region as /dev/shm/<pid>:...
+ * with O_EXCL, and when that name exists it maps the existing file to see
+ * whether its owner is still alive. A file someone else planted there
+ * (empty, world-writable) then kills us with SIGBUS. /dev/shm is writable
+ * by every user, so refuse to start instead if a file named after our pid
+ * belongs to another user (docs/providers.md). Our own stale regions are
+ * left to the provider, which recovers them. */
+static void refuse_foreign_shm_files(void)
+{
+    if (strcmp(weft_ofi_provider_name(), "shm") != 0)
+        return;
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return;
+    char prefix[32];
+    int plen = snprintf(prefix, sizeof prefix, "%ld:", (long)getpid());
+    uid_t me = geteuid();
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (strncmp(e->d_name, prefix, (size_t)plen) != 0 ||
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid == me)
+            continue;
+        char name[300];
+        snprintf(name, sizeof name, "%s", e->d_name);
+        closedir(d);
+        weft_fatal("shmem_init", "/dev/shm/%s exists and belongs to user %ld, not to us: the "
+                   "libfabric shm provider would map it as this PE's region; refusing to start "
+                   "(someone else created it; see docs/providers.md)", name, (long)st.st_uid);
+    }
+    closedir(d);
+}
+
 int weft_ofi_tx_open(struct weft_ofi_tx *tx, struct fid_cq *cq, int warn)
 {
     struct fi_info *fi = weft_ofi.info;
@@ -461,6 +498,7 @@ int weft_ofi_tx_open(struct weft_ofi_tx *tx, struct fid_cq *cq, int warn)
     tx->cq = cq;
     TX_CHECK(fi_cntr_open(weft_ofi.domain, &ca, &tx->wcntr, NULL), "fi_cntr_open(write)");
     TX_CHECK(fi_cntr_open(weft_ofi.domain, &ca, &tx->rcntr, NULL), "fi_cntr_open(read)");
+    refuse_foreign_shm_files();
     /* The shm provider names its region after our PID; a region left by a
      * hard-killed process whose PID we now reuse makes fi_enable fail with
      * EBUSY once, after which the provider has removed it: retry
