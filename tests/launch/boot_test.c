@@ -17,6 +17,9 @@
  *   abort R CODE     PE R calls weft_boot_abort(CODE), the others block
  *   stdin N          PE 0 must read exactly N bytes of stdin, others 0
  *   hang             init, barrier, then wait forever
+ *   kvflood          PE 0 puts distinct keys until the launcher refuses
+ *                    one; it must refuse within its documented bound
+ *                    (16384 keys per PE) and the store must still serve
  *
  * Exits 0 when the scenario's checks pass, non-zero with a message if not. */
 #include "bootstrap/bootstrap.h"
@@ -214,6 +217,25 @@ int main(int argc, char **argv)
             CHECK(all[r] == (r == 0 ? arg2 : 0), "PE %d read %ld bytes of stdin, expected %d", r,
                   all[r], r == 0 ? arg2 : 0);
         free(all);
+        CHECK(weft_boot_finalize() == 0, "finalize");
+    } else if (strcmp(mode, "kvflood") == 0) {
+        if (rank == 0) {
+            char key[32], val[64];
+            memset(val, 'v', sizeof val - 1);
+            val[sizeof val - 1] = '\0';
+            int stored = 0;
+            for (; stored < 40000; stored++) {
+                snprintf(key, sizeof key, "flood%d", stored);
+                if (weft_boot_put(key, val, strlen(val)) != 0)
+                    break;
+            }
+            CHECK(stored < 40000, "the launcher accepted 40000 keys from one PE");
+            printf("boot_test kvflood: refused after %d keys\n", stored);
+            /* What was stored is still served. */
+            size_t len = sizeof val;
+            CHECK(weft_boot_get(0, "flood0", val, &len) == 0, "get after the refusal");
+        }
+        CHECK(weft_boot_barrier() == 0, "barrier");
         CHECK(weft_boot_finalize() == 0, "finalize");
     } else if (strcmp(mode, "hang") == 0) {
         CHECK(weft_boot_barrier() == 0, "barrier");
