@@ -20,11 +20,15 @@
  *                      shmem_barrier_all (a hang)
  *   pass               a short communicating run: a ring of puts checked,
  *                      barriers, a reduction; exit 0 (the soak program)
+ *   listen             every TCP socket this PE listens on must be bound to
+ *                      the loopback address (a job on one host); prints how
+ *                      many it found, exits 1 naming any other address
  *
  * A scenario that ends in a way it must not (a barrier returning though a
  * PE is gone) exits 92. */
 #include <shmem.h>
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +42,60 @@ static int red_src, red_dst;
 static void block_in_wait(void)
 {
     shmem_int_wait_until(&flag, SHMEM_CMP_EQ, 12345);
+}
+
+/* Inodes of the sockets this process holds. */
+static int my_socket(unsigned long inode)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int found = 0;
+    while (d && !found && (e = readdir(d)) != NULL) {
+        char path[300], link[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+        ssize_t n = readlink(path, link, sizeof link - 1);
+        unsigned long ino;
+        if (n > 0) {
+            link[n] = '\0';
+            found = sscanf(link, "socket:[%lu]", &ino) == 1 && ino == inode;
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Listening TCP sockets of this process (state 0A in /proc/net/tcp*). */
+static int run_listen(int me)
+{
+    static const char *const tables[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+    int listening = 0, bad = 0;
+    for (int t = 0; t < 2; t++) {
+        FILE *f = fopen(tables[t], "r");
+        char line[512];
+        while (f && fgets(line, sizeof line, f)) {
+            char local[64], remote[64];
+            unsigned state;
+            unsigned long inode;
+            if (sscanf(line, " %*d: %63s %63s %x %*s %*s %*s %*s %*s %lu", local, remote, &state,
+                       &inode) != 4 || state != 0x0A || !my_socket(inode))
+                continue;
+            listening++;
+            int loop4 = strncmp(local, "0100007F:", 9) == 0;
+            int loop6 = strncmp(local, "00000000000000000000000001000000:", 33) == 0;
+            if (!loop4 && !loop6) {
+                fprintf(stderr, "fault listen: PE %d listens on %s (not loopback)\n", me, local);
+                bad = 1;
+            }
+        }
+        if (f)
+            fclose(f);
+    }
+    shmem_barrier_all();
+    printf("fault listen: PE %d: %d listening socket(s)%s\n", me, listening,
+           bad ? "" : ", all on loopback");
+    shmem_finalize();
+    return bad;
 }
 
 static int run_pass(int me, int n)
@@ -75,6 +133,8 @@ int main(int argc, char **argv)
     int bad = n - 1;
     if (strcmp(mode, "pass") == 0)
         return run_pass(me, n);
+    if (strcmp(mode, "listen") == 0)
+        return run_listen(me);
     shmem_barrier_all();
     if (me == bad) /* launch_check --mark: the fault starts now */
         fprintf(stderr, "fault: PE %d: scenario %s starts\n", me, mode);
