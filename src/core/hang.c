@@ -113,7 +113,7 @@ static const char *cmp_name(int cmp)
 {
     static const char *const n[] = {"SHMEM_CMP_EQ", "SHMEM_CMP_NE", "SHMEM_CMP_GT",
                                     "SHMEM_CMP_LE", "SHMEM_CMP_LT", "SHMEM_CMP_GE"};
-    return cmp >= 1 && cmp <= 6 ? n[cmp - 1] : "?";
+    return cmp >= 0 && cmp < 6 ? n[cmp] : "?"; /* SHMEM_CMP_EQ is 0 (shmem.h) */
 }
 
 static long long load_sized(const void *p, size_t size)
