@@ -212,6 +212,17 @@ static inline void weft_api_resolve_strided(const char *call, const char *arg, c
     *off = lo_off + (uint64_t)(p - lo);
 }
 
+/* The strides of a strided routine in bytes, or abort naming them if a
+ * product overflows. */
+static inline void weft_api_stride_bytes(const char *call, ptrdiff_t dst, ptrdiff_t sst,
+                                         size_t elem, ptrdiff_t *dsb, ptrdiff_t *ssb)
+{
+    if (WEFT_UNLIKELY(__builtin_mul_overflow(dst, (ptrdiff_t)elem, dsb) ||
+                      __builtin_mul_overflow(sst, (ptrdiff_t)elem, ssb)))
+        weft_fatal(call, "argument dst=%td or sst=%td times the element size %zu overflows", dst,
+                   sst, elem);
+}
+
 /* The byte count of a typed routine's nelems elements of size bytes; a
  * count whose product overflows is refused naming the call. */
 #define NBYTES(call, size) weft_nbytes(call, "nelems", nelems, size)
@@ -227,12 +238,9 @@ static inline void weft_api_iput(const char *call, shmem_ctx_t ctx, void *dest, 
     if (n == 0)
         return;
     ptrdiff_t dsb, ssb;
-    if (WEFT_UNLIKELY(__builtin_mul_overflow(dst, (ptrdiff_t)elem, &dsb) ||
-                      __builtin_mul_overflow(sst, (ptrdiff_t)elem, &ssb)))
-        weft_fatal(call, "argument dst=%td or sst=%td times the element size %zu overflows", dst,
-                   sst, elem);
+    weft_api_stride_bytes(call, dst, sst, elem, &dsb, &ssb);
     weft_api_resolve_strided(call, "dest", dest, dsb, elem, n, &seg, &off);
-    weft_tx_iput(c, seg, off, dst * (ptrdiff_t)elem, src, sst * (ptrdiff_t)elem, elem, n, pe);
+    weft_tx_iput(c, seg, off, dsb, src, ssb, elem, n, pe);
 }
 
 static inline void weft_api_iget(const char *call, shmem_ctx_t ctx, void *dest, const void *src,
@@ -246,12 +254,9 @@ static inline void weft_api_iget(const char *call, shmem_ctx_t ctx, void *dest, 
     if (n == 0)
         return;
     ptrdiff_t dsb, ssb;
-    if (WEFT_UNLIKELY(__builtin_mul_overflow(dst, (ptrdiff_t)elem, &dsb) ||
-                      __builtin_mul_overflow(sst, (ptrdiff_t)elem, &ssb)))
-        weft_fatal(call, "argument dst=%td or sst=%td times the element size %zu overflows", dst,
-                   sst, elem);
+    weft_api_stride_bytes(call, dst, sst, elem, &dsb, &ssb);
     weft_api_resolve_strided(call, "source", src, ssb, elem, n, &seg, &off);
-    weft_tx_iget(c, dest, dst * (ptrdiff_t)elem, seg, off, sst * (ptrdiff_t)elem, elem, n, pe);
+    weft_tx_iget(c, dest, dsb, seg, off, ssb, elem, n, pe);
 }
 
 /* Every AMO: result == NULL for the non-fetching forms. The checked part

@@ -210,32 +210,9 @@ static int live_in_group(pid_t pgid)
     return n;
 }
 
-/* Files /dev/shm/<pid>:... of the processes seen; prints and counts them. */
-static int shm_left(void)
-{
-    int left = 0;
-    DIR *d = opendir("/dev/shm");
-    if (!d)
-        return 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        char *colon = strchr(e->d_name, ':');
-        if (!colon)
-            continue;
-        pid_t p = (pid_t)atoi(e->d_name);
-        for (int i = 0; i < nseen; i++) {
-            if (seen[i] == p) {
-                fprintf(stderr, "launch_check: FAIL: /dev/shm/%s of job process %d is left\n",
-                        e->d_name, (int)p);
-                left++;
-            }
-        }
-    }
-    closedir(d);
-    return left;
-}
-
-static int shm_left_quiet(void)
+/* Files /dev/shm/<pid>:... of the processes seen; counts them, and prints
+ * each if report is set. */
+static int shm_left(int report)
 {
     int left = 0;
     DIR *d = opendir("/dev/shm");
@@ -244,8 +221,14 @@ static int shm_left_quiet(void)
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         pid_t p = strchr(e->d_name, ':') ? (pid_t)atoi(e->d_name) : 0;
-        for (int i = 0; p && i < nseen; i++)
-            left += seen[i] == p;
+        for (int i = 0; p && i < nseen; i++) {
+            if (seen[i] != p)
+                continue;
+            if (report)
+                fprintf(stderr, "launch_check: FAIL: /dev/shm/%s of job process %d is left\n",
+                        e->d_name, (int)p);
+            left++;
+        }
     }
     closedir(d);
     return left;
@@ -445,9 +428,9 @@ int main(int argc, char **argv)
 
     if (shm_clean) {
         /* The PEs' own cleanup may lag their exit by a moment. */
-        for (int k = 0; k < 50 && shm_left_quiet(); k++)
+        for (int k = 0; k < 50 && shm_left(0); k++)
             sleep_s(0.02);
-        if (shm_left() > 0)
+        if (shm_left(1) > 0)
             failed = 1;
     }
     if (pe_sig && !pe_sent) {
