@@ -11,10 +11,14 @@
  *
  * PE 0 inherits oshrun's stdin, the others read /dev/null; stdout and
  * stderr are shared. SIGINT/SIGTERM/SIGHUP are forwarded and end the job,
- * SIGUSR1/SIGUSR2 are forwarded. When a PE exits non-zero, dies by a signal
- * or calls abort, the others get SIGTERM and, WEFT_ABORT_TIMEOUT seconds
- * later, SIGKILL; oshrun then exits non-zero. It exits 0 only if every PE
- * exited 0. This program links neither libweft nor libfabric. */
+ * SIGUSR1/SIGUSR2 are forwarded. When a PE exits non-zero, dies by a signal,
+ * calls abort, stays stopped for STOP_TIMEOUT or, having connected, exits
+ * without PMI finalize, the others get SIGTERM and, WEFT_ABORT_TIMEOUT
+ * seconds later, SIGKILL; oshrun then exits non-zero. It exits 0 only if
+ * every PE finished cleanly. The PEs die with oshrun (parent-death signal),
+ * shm provider files named after a reaped PE's pid are removed, and one PE
+ * may store at most KV_KEYS_PER_PE keys and KV_BYTES_PER_PE bytes
+ * (docs/reliability.md). This program links neither libweft nor libfabric. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -785,9 +789,10 @@ static void usage(FILE *f)
             "  -V, --version  show the version\n"
             "\n"
             "PE 0 reads oshrun's stdin; the others read /dev/null. If a PE fails\n"
-            "(non-zero exit, signal, abort) the job is terminated: SIGTERM, then\n"
-            "SIGKILL after WEFT_ABORT_TIMEOUT seconds. The exit status is 0 only if\n"
-            "every PE exited 0.\n",
+            "(non-zero exit, signal, abort, exit without shmem_finalize, stopped for\n"
+            "2 s) the job is terminated: SIGTERM, then SIGKILL after\n"
+            "WEFT_ABORT_TIMEOUT seconds. The exit status is 0 only if every PE\n"
+            "finished cleanly. The PEs die with oshrun.\n",
             prog_name);
 }
 

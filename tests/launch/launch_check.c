@@ -340,6 +340,12 @@ int main(int argc, char **argv)
     }
     int out_fd = memfd_create("stdout", 0), err_fd = memfd_create("stderr", 0);
     int exec_pipe[2];
+    /* O_APPEND: the launcher and its PEs write at once, each line must land
+     * after the others rather than over them. */
+    if (out_fd >= 0)
+        fcntl(out_fd, F_SETFL, O_APPEND);
+    if (err_fd >= 0)
+        fcntl(err_fd, F_SETFL, O_APPEND);
     if (out_fd < 0 || err_fd < 0 || pipe2(exec_pipe, O_CLOEXEC) != 0) {
         perror("launch_check");
         return 1;
