@@ -14,10 +14,14 @@
  *
  * PE 0 inherits oshrun's stdin, the others read /dev/null; stdout and
  * stderr are shared. SIGINT/SIGTERM/SIGHUP are forwarded and end the job,
- * SIGUSR1/SIGUSR2 are forwarded. When a PE exits non-zero, dies by a signal
- * or calls abort, the others get SIGTERM and, WEFT_ABORT_TIMEOUT seconds
- * later, SIGKILL; oshrun then exits non-zero. It exits 0 only if every PE
- * exited 0. This program links neither libweft nor libfabric. */
+ * SIGUSR1/SIGUSR2 are forwarded. When a PE exits non-zero, dies by a signal,
+ * calls abort, stays stopped for STOP_TIMEOUT or, having connected, exits
+ * without PMI finalize, the others get SIGTERM and, WEFT_ABORT_TIMEOUT
+ * seconds later, SIGKILL; oshrun then exits non-zero. It exits 0 only if
+ * every PE finished cleanly. The PEs die with oshrun (parent-death signal),
+ * shm provider files named after a reaped PE's pid are removed, and one PE
+ * may store at most KV_KEYS_PER_PE keys and KV_BYTES_PER_PE bytes
+ * (docs/reliability.md). This program links neither libweft nor libfabric. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +33,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <dirent.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -48,6 +55,12 @@
 #define KEYLEN_MAX 64
 #define VALLEN_MAX 1024
 #define REQ_MAX (64 * 1024) /* longest request line accepted from a PE */
+/* What one PE may store in the key-value store (docs/reliability.md): weft
+ * itself puts a few keys of at most a few KiB per PE, so these bounds are
+ * generous for any real client and stop one PE from growing oshrun
+ * without bound. Replacing a key's value counts its new size only. */
+#define KV_KEYS_PER_PE 16384
+#define KV_BYTES_PER_PE (64u * 1024 * 1024)
 
 /* The tunables list, for the documented default of WEFT_ABORT_TIMEOUT. */
 static const struct {
@@ -67,6 +80,12 @@ struct pe {
     size_t outoff, outlen, outcap;
     int in_barrier;
     int exited;  /* reaped */
+    int connected; /* sent cmd=init: it is a PE of the job, not a bystander */
+    double stopped_at; /* when we saw it stopped (SIGSTOP, SIGTSTP...), 0 if running */
+    int stop_sig;
+    int finalized; /* sent cmd=finalize */
+    size_t kv_keys, kv_bytes; /* what it stores in our key-value store */
+    int kv_warned;
 };
 
 struct kv {
@@ -89,6 +108,10 @@ static int killed;            /* SIGKILL has been sent */
 static int exit_code;         /* oshrun's status once tearing down */
 static struct timespec kill_deadline;
 static double abort_timeout;
+/* A PE stopped by a signal this long while oshrun runs holds its peers
+ * forever: end the job (a terminal's Ctrl-Z stops oshrun too, and the
+ * PEs are continued together with it before this expires). */
+#define STOP_TIMEOUT 2.0
 
 static int sigpipe_fds[2] = { -1, -1 };
 static volatile sig_atomic_t sig_seen[NSIG];
@@ -146,7 +169,7 @@ static void setup_signals(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    sa.sa_flags = SA_RESTART; /* SIGCHLD for stops too: a stopped PE is noticed */
     for (int i = 0; i < N_HANDLED; i++) {
         int s = handled_signals[i];
         struct sigaction old;
@@ -163,10 +186,15 @@ static void setup_signals(void)
 
 static void signal_all(int sig)
 {
-    for (int i = 0; i < npes; i++)
-        if (pes[i].pid > 0)
+    for (int i = 0; i < npes; i++) {
+        if (pes[i].pid > 0) {
             kill(pes[i].pid, sig);
+            if (pes[i].stopped_at > 0 && sig != SIGKILL)
+                kill(pes[i].pid, SIGCONT); /* a stopped PE acts on it only then */
+        }
+    }
 }
+
 
 /* Start taking the job down: the first reason wins and sets the status. */
 static void teardown(int code, int sig, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -193,6 +221,75 @@ static void teardown(int code, int sig, const char *fmt, ...)
     kill_deadline.tv_nsec = (long)((t - (double)kill_deadline.tv_sec) * 1e9);
 }
 
+/* The job's exit status for a PE's code: its low byte, as exit(3) would
+ * give, except that a non-zero code whose low byte is 0 (256, INT_MIN)
+ * still fails the job. */
+static int job_status(int code)
+{
+    if (code == 0)
+        return 0;
+    return (code & 0xff) ? code & 0xff : 1;
+}
+
+/* A PE stopped for STOP_TIMEOUT: returns the poll timeout (ms) until the
+ * next one would expire, or -1. */
+static int check_stopped(void)
+{
+    int timeout = -1;
+    double t = now();
+    for (int i = 0; i < npes && !tearing_down; i++) {
+        if (pes[i].pid <= 0 || pes[i].stopped_at <= 0)
+            continue;
+        double left = pes[i].stopped_at + STOP_TIMEOUT - t;
+        if (left <= 0) {
+            int s = pes[i].stop_sig;
+            teardown(128 + s, SIGTERM, "PE %d stopped by signal %d (SIG%s) and not continued "
+                     "within %.0f s", i, s, sigabbrev_np(s) ? sigabbrev_np(s) : "?", STOP_TIMEOUT);
+            return -1;
+        }
+        int ms = (int)(left * 1000) + 1;
+        if (timeout < 0 || ms < timeout)
+            timeout = ms;
+    }
+    return timeout;
+}
+
+/* ---- shared-memory files of dead PEs -----------------------------------
+ * libfabric's shm provider keeps a region in /dev/shm named after the
+ * PE's process id ("<pid>:<n>:<n>") and removes it only if the PE gets to
+ * run its cleanup; a PE killed hard leaves it. Once a PE is reaped its pid
+ * names nothing live, so such files of ours are stale: remove them. Only
+ * files owned by us and named for that exact pid are touched. */
+static void remove_shm_files(pid_t pid)
+{
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return;
+    char prefix[32];
+    int plen = snprintf(prefix, sizeof prefix, "%ld:", (long)pid);
+    uid_t me = geteuid();
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, prefix, (size_t)plen) != 0)
+            continue;
+        const char *q = e->d_name + plen;
+        int colons = 0, ok = *q != '\0';
+        for (; *q && ok; q++) {
+            if (*q == ':')
+                colons++;
+            else if (*q < '0' || *q > '9')
+                ok = 0;
+        }
+        struct stat st;
+        if (!ok || colons != 1 || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode) || st.st_uid != me)
+            continue;
+        if (unlinkat(dirfd(d), e->d_name, 0) == 0 && getenv("WEFT_DEBUG_OSHRUN"))
+            msg("%s: removed /dev/shm/%s left by PE process %ld", prog_name, e->d_name, (long)pid);
+    }
+    closedir(d);
+}
+
 /* ---- key-value store --------------------------------------------------- */
 
 static size_t kv_hash(const char *s)
@@ -211,17 +308,24 @@ static struct kv *kv_find(const char *key)
     return NULL;
 }
 
-static int kv_put(const char *key, const char *val)
+/* 0 stored; -1 out of memory; -2 over the PE's quota. */
+static int kv_put(struct pe *p, const char *key, const char *val)
 {
     struct kv *e = kv_find(key);
+    size_t vlen = strlen(val), klen = strlen(key);
+    size_t add = vlen + (e ? 0 : klen);
+    if ((!e && p->kv_keys >= KV_KEYS_PER_PE) || p->kv_bytes + add > KV_BYTES_PER_PE)
+        return -2;
     char *v = strdup(val);
     if (!v)
         return -1;
+    p->kv_bytes += add;
     if (e) {
         free(e->val);
         e->val = v;
         return 0;
     }
+    p->kv_keys++;
     e = malloc(sizeof *e);
     char *k = strdup(key);
     if (!e || !k) {
@@ -359,6 +463,7 @@ static void handle_request(int rank, char *line)
     if (strcmp(cmd, "init") == 0) {
         const char *v = tok_get(t, n, "pmi_version");
         int ok = v && strcmp(v, "1") == 0;
+        p->connected = 1;
         reply(p, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=%d", ok ? 0 : -1);
     } else if (strcmp(cmd, "get_maxes") == 0) {
         reply(p, "cmd=maxes kvsname_max=%d keylen_max=%d vallen_max=%d", KVSNAME_MAX, KEYLEN_MAX,
@@ -370,6 +475,7 @@ static void handle_request(int rank, char *line)
     } else if (strcmp(cmd, "get_universe_size") == 0) {
         reply(p, "cmd=universe_size size=%d", npes);
     } else if (strcmp(cmd, "put") == 0) {
+        int rc;
         const char *kvs = tok_get(t, n, "kvsname");
         const char *key = tok_get(t, n, "key");
         const char *val = tok_get(t, n, "value");
@@ -379,7 +485,14 @@ static void handle_request(int rank, char *line)
             reply(p, "cmd=put_result rc=-1 msg=invalid_key");
         else if (!val || strlen(val) >= VALLEN_MAX)
             reply(p, "cmd=put_result rc=-1 msg=invalid_value");
-        else if (kv_put(key, val) != 0)
+        else if ((rc = kv_put(p, key, val)) == -2) {
+            reply(p, "cmd=put_result rc=-1 msg=store_limit_exceeded");
+            if (!p->kv_warned)
+                msg("%s: PE %d exceeds the key-value store limit (%d keys, %u bytes per PE); "
+                    "put of key '%s' refused", prog_name, rank, KV_KEYS_PER_PE, KV_BYTES_PER_PE,
+                    key);
+            p->kv_warned = 1;
+        } else if (rc != 0)
             reply(p, "cmd=put_result rc=-1 msg=out_of_memory");
         else
             reply(p, "cmd=put_result rc=0 msg=success");
@@ -410,11 +523,12 @@ static void handle_request(int rank, char *line)
     } else if (strcmp(cmd, "abort") == 0) {
         const char *v = tok_get(t, n, "exitcode");
         /* exitcode=0 comes from shmem_global_exit(0): the job ends, with 0. */
-        int code = v ? atoi(v) & 0xff : 1;
+        int code = job_status(v ? atoi(v) : 1);
         const char *m = tok_get(t, n, "error_msg");
         teardown(code, SIGTERM, "PE %d called abort with exit code %d%s%s", rank,
                  v ? atoi(v) : 1, m ? ": " : "", m ? m : "");
     } else if (strcmp(cmd, "finalize") == 0) {
+        p->finalized = 1;
         reply(p, "cmd=finalize_ack");
     } else {
         teardown(1, SIGTERM, "PE %d sent unsupported PMI command '%s'", rank, cmd);
@@ -487,7 +601,7 @@ static void reap(void)
 {
     for (;;) {
         int st;
-        pid_t pid = waitpid(-1, &st, WNOHANG);
+        pid_t pid = waitpid(-1, &st, WNOHANG | WUNTRACED | WCONTINUED);
         if (pid < 0 && errno == EINTR)
             continue;
         if (pid <= 0)
@@ -496,6 +610,15 @@ static void reap(void)
         if (r < 0)
             continue;
         struct pe *p = &pes[r];
+        if (WIFSTOPPED(st)) {
+            p->stopped_at = now();
+            p->stop_sig = WSTOPSIG(st);
+            continue;
+        }
+        if (WIFCONTINUED(st)) {
+            p->stopped_at = 0;
+            continue;
+        }
         p->pid = 0; /* never signal a reaped pid: it may be reused */
         /* Serve what it sent before dying first: an abort request names
          * the real reason and its exit code. */
@@ -503,12 +626,19 @@ static void reap(void)
             pe_read(r);
         pe_close(p);
         p->exited = 1;
+        remove_shm_files(pid);
+        const char *how = p->connected && !p->finalized ? " without calling shmem_finalize" : "";
         if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
-            teardown(WEXITSTATUS(st), SIGTERM, "PE %d exited with status %d", r, WEXITSTATUS(st));
+            teardown(WEXITSTATUS(st), SIGTERM, "PE %d exited with status %d%s", r, WEXITSTATUS(st),
+                     how);
         } else if (WIFSIGNALED(st)) {
             int s = WTERMSIG(st);
-            teardown(128 + s, SIGTERM, "PE %d killed by signal %d (%s)%s", r, s, strsignal(s),
-                     WCOREDUMP(st) ? ", core dumped" : "");
+            teardown(128 + s, SIGTERM, "PE %d killed by signal %d (%s)%s%s", r, s, strsignal(s),
+                     WCOREDUMP(st) ? ", core dumped" : "", how);
+        } else if (*how) {
+            /* Its peers may be waiting for it in a collective that can
+             * never complete; as Open MPI does, end the job. */
+            teardown(1, SIGTERM, "PE %d exited with status 0%s", r, how);
         }
         check_barrier_deadlock();
     }
@@ -557,6 +687,7 @@ static int spawn(int rank, char **argv)
     sigset_t all, old;
     sigfillset(&all);
     sigprocmask(SIG_BLOCK, &all, &old);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
         /* Child: our handlers would write into oshrun's self-pipe. */
@@ -568,6 +699,11 @@ static int spawn(int rank, char **argv)
         signal(SIGPIPE, SIG_DFL);
         sigprocmask(SIG_SETMASK, &old, NULL);
         int err = 0;
+        /* Die with the launcher, whatever kills it: a PE must never outlive
+         * its job (weft's init turns this into SIGTERM so libfabric can
+         * clean up; a plain program gets SIGKILL). */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(127);
         if (fcntl(sv[1], F_SETFD, 0) != 0)
             err = errno;
         if (!err && rank != 0) {
@@ -671,9 +807,10 @@ static void usage(FILE *f)
             "  -V, --version  show the version\n"
             "\n"
             "PE 0 reads oshrun's stdin; the others read /dev/null. If a PE fails\n"
-            "(non-zero exit, signal, abort) the job is terminated: SIGTERM, then\n"
-            "SIGKILL after WEFT_ABORT_TIMEOUT seconds. The exit status is 0 only if\n"
-            "every PE exited 0.\n",
+            "(non-zero exit, signal, abort, exit without shmem_finalize, stopped for\n"
+            "2 s) the job is terminated: SIGTERM, then SIGKILL after\n"
+            "WEFT_ABORT_TIMEOUT seconds. The exit status is 0 only if every PE\n"
+            "finished cleanly. The PEs die with oshrun.\n",
             prog_name);
 }
 
@@ -805,7 +942,7 @@ int main(int argc, char **argv)
             pfd[nfd].events = POLLIN | (pes[r].outoff < pes[r].outlen ? POLLOUT : 0);
             pfd_rank[nfd++] = r;
         }
-        int timeout = -1;
+        int timeout = check_stopped();
         if (tearing_down && !killed) {
             struct timespec ts;
             clock_gettime(CLOCK_MONOTONIC, &ts);

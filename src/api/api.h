@@ -199,13 +199,33 @@ static inline void weft_api_resolve_strided(const char *call, const char *arg, c
                                             int *seg, uint64_t *off)
 {
     const char *p = base;
-    ptrdiff_t span = (ptrdiff_t)(n - 1) * stride_bytes;
+    ptrdiff_t span;
+    if (WEFT_UNLIKELY(n - 1 > (size_t)PTRDIFF_MAX ||
+                      __builtin_mul_overflow((ptrdiff_t)(n - 1), stride_bytes, &span) ||
+                      span == PTRDIFF_MIN))
+        weft_fail_overflow(call, "nelems", n, stride_bytes < 0 ? (size_t)0 - (size_t)stride_bytes
+                                                                : (size_t)stride_bytes);
     const char *lo = span < 0 ? p + span : p;
     size_t len = (size_t)(span < 0 ? -span : span) + elem;
     uint64_t lo_off;
     weft_sym_resolve_or_die(call, arg, lo, len, seg, &lo_off);
     *off = lo_off + (uint64_t)(p - lo);
 }
+
+/* The strides of a strided routine in bytes, or abort naming them if a
+ * product overflows. */
+static inline void weft_api_stride_bytes(const char *call, ptrdiff_t dst, ptrdiff_t sst,
+                                         size_t elem, ptrdiff_t *dsb, ptrdiff_t *ssb)
+{
+    if (WEFT_UNLIKELY(__builtin_mul_overflow(dst, (ptrdiff_t)elem, dsb) ||
+                      __builtin_mul_overflow(sst, (ptrdiff_t)elem, ssb)))
+        weft_fatal(call, "argument dst=%td or sst=%td times the element size %zu overflows", dst,
+                   sst, elem);
+}
+
+/* The byte count of a typed routine's nelems elements of size bytes; a
+ * count whose product overflows is refused naming the call. */
+#define NBYTES(call, size) weft_nbytes(call, "nelems", nelems, size)
 
 static inline void weft_api_iput(const char *call, shmem_ctx_t ctx, void *dest, const void *src,
                                  ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t n, int pe)
@@ -217,8 +237,10 @@ static inline void weft_api_iput(const char *call, shmem_ctx_t ctx, void *dest, 
     pe = weft_api_pe(call, c, pe);
     if (n == 0)
         return;
-    weft_api_resolve_strided(call, "dest", dest, dst * (ptrdiff_t)elem, elem, n, &seg, &off);
-    weft_tx_iput(c, seg, off, dst * (ptrdiff_t)elem, src, sst * (ptrdiff_t)elem, elem, n, pe);
+    ptrdiff_t dsb, ssb;
+    weft_api_stride_bytes(call, dst, sst, elem, &dsb, &ssb);
+    weft_api_resolve_strided(call, "dest", dest, dsb, elem, n, &seg, &off);
+    weft_tx_iput(c, seg, off, dsb, src, ssb, elem, n, pe);
 }
 
 static inline void weft_api_iget(const char *call, shmem_ctx_t ctx, void *dest, const void *src,
@@ -231,8 +253,10 @@ static inline void weft_api_iget(const char *call, shmem_ctx_t ctx, void *dest, 
     pe = weft_api_pe(call, c, pe);
     if (n == 0)
         return;
-    weft_api_resolve_strided(call, "source", src, sst * (ptrdiff_t)elem, elem, n, &seg, &off);
-    weft_tx_iget(c, dest, dst * (ptrdiff_t)elem, seg, off, sst * (ptrdiff_t)elem, elem, n, pe);
+    ptrdiff_t dsb, ssb;
+    weft_api_stride_bytes(call, dst, sst, elem, &dsb, &ssb);
+    weft_api_resolve_strided(call, "source", src, ssb, elem, n, &seg, &off);
+    weft_tx_iget(c, dest, dsb, seg, off, ssb, elem, n, pe);
 }
 
 /* Every AMO: result == NULL for the non-fetching forms. The checked part

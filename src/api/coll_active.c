@@ -41,6 +41,7 @@ static void sym_check(const char *call, const char *arg, const void *p, size_t l
                             int PE_start, int logPE_stride, int PE_size, long *pSync)      \
     {                                                                                      \
         ASET_BEGIN("shmem_broadcast" #B);                                                  \
+        NBYTES("shmem_broadcast" #B, B / 8);                                               \
         if (PE_root < 0 || PE_root >= PE_size)                                             \
             weft_fatal("shmem_broadcast" #B, "argument PE_root=%d is not in [0, %d)",       \
                        PE_root, PE_size);                                                  \
@@ -53,6 +54,7 @@ static void sym_check(const char *call, const char *arg, const void *p, size_t l
                           int logPE_stride, int PE_size, long *pSync)                      \
     {                                                                                      \
         ASET_BEGIN("shmem_collect" #B);                                                    \
+        NBYTES("shmem_collect" #B, B / 8);                                                 \
         weft_coll_collect(&c, dest, source, nelems * (B / 8));                             \
         weft_coll_end(&c);                                                                 \
     }                                                                                      \
@@ -60,7 +62,10 @@ static void sym_check(const char *call, const char *arg, const void *p, size_t l
                            int logPE_stride, int PE_size, long *pSync)                     \
     {                                                                                      \
         ASET_BEGIN("shmem_fcollect" #B);                                                   \
-        sym_check("shmem_fcollect" #B, "dest", dest, nelems * (B / 8) * (size_t)PE_size);  \
+        NBYTES("shmem_fcollect" #B, B / 8);                                                \
+        sym_check("shmem_fcollect" #B, "dest", dest,                                       \
+                  weft_nbytes("shmem_fcollect" #B, "nelems", nelems * (B / 8),             \
+                              (size_t)PE_size));                                           \
         weft_coll_fcollect(&c, dest, source, nelems * (B / 8));                            \
         weft_coll_end(&c);                                                                 \
     }                                                                                      \
@@ -68,7 +73,10 @@ static void sym_check(const char *call, const char *arg, const void *p, size_t l
                            int logPE_stride, int PE_size, long *pSync)                     \
     {                                                                                      \
         ASET_BEGIN("shmem_alltoall" #B);                                                   \
-        sym_check("shmem_alltoall" #B, "dest", dest, nelems * (B / 8) * (size_t)PE_size);  \
+        NBYTES("shmem_alltoall" #B, B / 8);                                                \
+        sym_check("shmem_alltoall" #B, "dest", dest,                                       \
+                  weft_nbytes("shmem_alltoall" #B, "nelems", nelems * (B / 8),             \
+                              (size_t)PE_size));                                           \
         weft_coll_alltoall(&c, dest, source, nelems * (B / 8));                            \
         weft_coll_end(&c);                                                                 \
     }                                                                                      \

@@ -142,9 +142,17 @@ static void coll_wait(struct weft_coll *c, int idx, uint64_t count)
 {
     int m = cidx(c, idx);
     uint64_t want = (c->expect[m] += count);
+    if (__atomic_load_n(&c->flags[m], __ATOMIC_ACQUIRE) >= want)
+        return;
+    weft_wait.call = c->call;
+    weft_wait.team = c->team;
+    weft_wait.addr = &c->flags[m];
+    weft_wait.want = want;
+    weft_wait.kind = WEFT_WAIT_COLL;
     unsigned spins = 0;
     while (__atomic_load_n(&c->flags[m], __ATOMIC_ACQUIRE) < want)
         weft_poll_yield(&spins);
+    weft_wait.kind = WEFT_WAIT_NONE;
 }
 
 /* pSync mode only: wait for a value-carrying signal (value + 1 added). */
@@ -153,8 +161,14 @@ static uint64_t coll_wait_value(struct weft_coll *c, int idx)
     int m = cidx(c, idx);
     uint64_t v;
     unsigned spins = 0;
+    weft_wait.call = c->call;
+    weft_wait.team = c->team;
+    weft_wait.addr = &c->flags[m];
+    weft_wait.want = 1;
+    weft_wait.kind = WEFT_WAIT_COLL;
     while ((v = __atomic_load_n(&c->flags[m], __ATOMIC_ACQUIRE)) == 0)
         weft_poll_yield(&spins);
+    weft_wait.kind = WEFT_WAIT_NONE;
     c->expect[m] += v;
     return v - 1;
 }

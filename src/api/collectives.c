@@ -50,7 +50,7 @@ static int fcollect(const char *call, shmem_team_t team, void *dest, const void 
     struct weft_coll c;
     if (weft_coll_team_begin(&c, call, team))
         return -1;
-    check_sym(call, "dest", dest, len * (size_t)c.n);
+    check_sym(call, "dest", dest, weft_nbytes(call, "nelems", len, (size_t)c.n));
     weft_coll_fcollect(&c, dest, source, len);
     return 0;
 }
@@ -72,7 +72,7 @@ static int alltoall(const char *call, shmem_team_t team, void *dest, const void 
     struct weft_coll c;
     if (weft_coll_team_begin(&c, call, team))
         return -1;
-    check_sym(call, "dest", dest, len * (size_t)c.n);
+    check_sym(call, "dest", dest, weft_nbytes(call, "nelems", len, (size_t)c.n));
     weft_coll_alltoall(&c, dest, source, len);
     return 0;
 }
@@ -116,20 +116,23 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
     int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,   \
                               int PE_root)                                                \
     {                                                                                      \
-        return bcast("shmem_" #N "_broadcast", team, dest, source, nelems * sizeof(T),     \
-                     PE_root);                                                             \
+        return bcast("shmem_" #N "_broadcast", team, dest, source,                         \
+                     NBYTES("shmem_" #N "_broadcast", sizeof(T)), PE_root);                \
     }                                                                                      \
     int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems)    \
     {                                                                                      \
-        return collect("shmem_" #N "_collect", team, dest, source, nelems * sizeof(T));    \
+        return collect("shmem_" #N "_collect", team, dest, source,                         \
+                       NBYTES("shmem_" #N "_collect", sizeof(T)));                         \
     }                                                                                      \
     int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems)   \
     {                                                                                      \
-        return fcollect("shmem_" #N "_fcollect", team, dest, source, nelems * sizeof(T));  \
+        return fcollect("shmem_" #N "_fcollect", team, dest, source,                       \
+                        NBYTES("shmem_" #N "_fcollect", sizeof(T)));                       \
     }                                                                                      \
     int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems)   \
     {                                                                                      \
-        return alltoall("shmem_" #N "_alltoall", team, dest, source, nelems * sizeof(T));  \
+        return alltoall("shmem_" #N "_alltoall", team, dest, source,                       \
+                        NBYTES("shmem_" #N "_alltoall", sizeof(T)));                       \
     }                                                                                      \
     int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,  \
                               ptrdiff_t sst, size_t nelems)                                \
@@ -147,7 +150,7 @@ static int reduce(const char *call, shmem_team_t team, void *dest, const void *s
     struct weft_coll c;
     if (weft_coll_team_begin(&c, call, team))
         return -1;
-    size_t bytes = count * esz;
+    size_t bytes = weft_nbytes(call, "nreduce", count, esz);
     check_sym(call, "dest", dest, bytes);
     const char *d = dest, *s = source;
     if (d != s && d < s + bytes && s < d + bytes)
@@ -179,7 +182,7 @@ static int scan(const char *call, shmem_team_t team, void *dest, const void *sou
     struct weft_coll c;
     if (weft_coll_team_begin(&c, call, team))
         return -1;
-    size_t bytes = count * esz;
+    size_t bytes = weft_nbytes(call, "nreduce", count, esz);
     check_sym(call, "dest", dest, bytes);
     const char *d = dest, *s = source;
     if (d != s && d < s + bytes && s < d + bytes)

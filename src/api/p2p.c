@@ -47,14 +47,41 @@ static void check_cmp(const char *call, int cmp)
         weft_fatal(call, "argument cmp=%d is not one of the SHMEM_CMP_* constants", cmp);
 }
 
+/* ivar must be symmetric (a peer updates it; a stack or NULL address
+ * would hang or fault): the same resolve every RMA routine makes. */
+static void check_ivar(const char *call, const void *ivar, size_t size)
+{
+    int seg;
+    uint64_t off;
+    weft_sym_resolve_or_die(call, "ivar", ivar, size, &seg, &off);
+}
+
+/* The record the hang report and the finalize check read (core/hang.c). */
+static void wait_record(const char *call, const void *ivar, size_t size, size_t n, int cmp,
+                        const void *value)
+{
+    weft_wait.call = call;
+    weft_wait.addr = ivar;
+    weft_wait.size = size;
+    weft_wait.nelems = n;
+    weft_wait.cmp = cmp;
+    weft_wait.value = value;
+    weft_wait.kind = WEFT_WAIT_P2P;
+}
+
 static void p2p_wait_one(const char *call, const void *ivar, size_t size, int sgn, int cmp,
                          const void *value)
 {
     weft_check_init(call);
     check_cmp(call, cmp);
+    check_ivar(call, ivar, size);
+    if (satisfied(ivar, size, sgn, cmp, value))
+        return;
+    wait_record(call, ivar, size, 1, cmp, value);
     unsigned spins = 0;
     while (!satisfied(ivar, size, sgn, cmp, value))
         weft_poll_yield(&spins);
+    weft_wait.kind = WEFT_WAIT_NONE;
 }
 
 /* The wait engine for a 64-bit unsigned variable that also reports the
@@ -69,8 +96,12 @@ uint64_t weft_api_wait_until_u64(const char *call, const uint64_t *ivar, int cmp
     unsigned spins = 0;
     for (;;) {
         uint64_t seen = load_unsigned(ivar, sizeof *ivar);
-        if (WEFT_COMPARE(cmp, seen, cmp_value))
+        if (WEFT_COMPARE(cmp, seen, cmp_value)) {
+            weft_wait.kind = WEFT_WAIT_NONE;
             return seen;
+        }
+        if (spins == 0)
+            wait_record(call, ivar, sizeof *ivar, 1, cmp, &cmp_value);
         weft_poll_yield(&spins);
     }
 }
@@ -115,16 +146,30 @@ static size_t p2p_many(const char *call, const void *ivars, size_t n, const int 
     check_cmp(call, cmp);
     if (WEFT_UNLIKELY(n > 0 && ivars == NULL))
         weft_fatal(call, "argument ivars is NULL with nelems=%zu", n);
+    if (WEFT_UNLIKELY(n > SIZE_MAX / size))
+        weft_fatal(call, "argument nelems=%zu times the element size %zu overflows", n, size);
+    if (n > 0) {
+        int seg;
+        uint64_t off;
+        weft_sym_resolve_or_die(call, "ivars", ivars, n * size, &seg, &off);
+    }
     if (WEFT_UNLIKELY(mode == P2P_SOME && n > 0 && indices == NULL))
         weft_fatal(call, "argument indices is NULL with nelems=%zu", n);
+    if (WEFT_UNLIKELY(vstride && n > 0 && values == NULL))
+        weft_fatal(call, "argument cmp_values is NULL with nelems=%zu", n);
     unsigned spins = 0;
     for (;;) {
         size_t eligible;
         size_t r = p2p_scan(ivars, n, status, size, sgn, cmp, values, vstride, mode, indices,
                             &eligible);
         int done = mode == P2P_ALL ? r == 1 : mode == P2P_ANY ? r != SIZE_MAX : r > 0;
-        if (done || !wait || eligible == 0)
+        if (done || !wait || eligible == 0) {
+            if (spins)
+                weft_wait.kind = WEFT_WAIT_NONE;
             return r;
+        }
+        if (spins == 0)
+            wait_record(call, ivars, size, n, cmp, values);
         weft_poll_yield(&spins);
     }
 }
@@ -141,6 +186,7 @@ static size_t p2p_many(const char *call, const void *ivars, size_t n, const int 
     {                                                                                     \
         weft_check_init("shmem_" #N "_test");                                             \
         check_cmp("shmem_" #N "_test", cmp);                                              \
+        check_ivar("shmem_" #N "_test", ivar, sizeof(T));                                 \
         weft_tx_progress();                                                               \
         return satisfied(ivar, sizeof(T), WEFT_SIGNED(T), cmp, &cmp_value);               \
     }                                                                                     \

@@ -7,44 +7,46 @@
     void shmem_ctx_##N##_put(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,    \
                              int pe)                                                      \
     {                                                                                     \
-        weft_api_put("shmem_" #N "_put", ctx, dest, source, nelems * sizeof(T), pe, 0);   \
+        weft_api_put("shmem_" #N "_put", ctx, dest, source,                               \
+                     NBYTES("shmem_" #N "_put", sizeof(T)), pe, 0);                       \
     }                                                                                     \
     void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe)                 \
     {                                                                                     \
         weft_api_put("shmem_" #N "_put", SHMEM_CTX_DEFAULT, dest, source,                 \
-                     nelems * sizeof(T), pe, 0);                                          \
+                     NBYTES("shmem_" #N "_put", sizeof(T)), pe, 0);                       \
     }                                                                                     \
     void shmem_ctx_##N##_put_nbi(shmem_ctx_t ctx, T *dest, const T *source,               \
                                  size_t nelems, int pe)                                   \
     {                                                                                     \
-        weft_api_put("shmem_" #N "_put_nbi", ctx, dest, source, nelems * sizeof(T), pe,   \
-                     1);                                                                  \
+        weft_api_put("shmem_" #N "_put_nbi", ctx, dest, source,                           \
+                     NBYTES("shmem_" #N "_put_nbi", sizeof(T)), pe, 1);                   \
     }                                                                                     \
     void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe)             \
     {                                                                                     \
         weft_api_put("shmem_" #N "_put_nbi", SHMEM_CTX_DEFAULT, dest, source,             \
-                     nelems * sizeof(T), pe, 1);                                          \
+                     NBYTES("shmem_" #N "_put_nbi", sizeof(T)), pe, 1);                   \
     }                                                                                     \
     void shmem_ctx_##N##_get(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,    \
                              int pe)                                                      \
     {                                                                                     \
-        weft_api_get("shmem_" #N "_get", ctx, dest, source, nelems * sizeof(T), pe, 0);   \
+        weft_api_get("shmem_" #N "_get", ctx, dest, source,                               \
+                     NBYTES("shmem_" #N "_get", sizeof(T)), pe, 0);                       \
     }                                                                                     \
     void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe)                 \
     {                                                                                     \
         weft_api_get("shmem_" #N "_get", SHMEM_CTX_DEFAULT, dest, source,                 \
-                     nelems * sizeof(T), pe, 0);                                          \
+                     NBYTES("shmem_" #N "_get", sizeof(T)), pe, 0);                       \
     }                                                                                     \
     void shmem_ctx_##N##_get_nbi(shmem_ctx_t ctx, T *dest, const T *source,               \
                                  size_t nelems, int pe)                                   \
     {                                                                                     \
-        weft_api_get("shmem_" #N "_get_nbi", ctx, dest, source, nelems * sizeof(T), pe,   \
-                     1);                                                                  \
+        weft_api_get("shmem_" #N "_get_nbi", ctx, dest, source,                           \
+                     NBYTES("shmem_" #N "_get_nbi", sizeof(T)), pe, 1);                   \
     }                                                                                     \
     void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe)             \
     {                                                                                     \
         weft_api_get("shmem_" #N "_get_nbi", SHMEM_CTX_DEFAULT, dest, source,             \
-                     nelems * sizeof(T), pe, 1);                                          \
+                     NBYTES("shmem_" #N "_get_nbi", sizeof(T)), pe, 1);                   \
     }                                                                                     \
     void shmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe)                     \
     {                                                                                     \
@@ -89,42 +91,46 @@ WEFT_RMA_TYPES(WEFT_DEF_RMA)
     void shmem_ctx_put##NAME(shmem_ctx_t ctx, void *dest, const void *source,             \
                              size_t nelems, int pe)                                       \
     {                                                                                     \
-        weft_api_put("shmem_put" #NAME, ctx, dest, source, nelems * (ELEM), pe, 0);       \
+        weft_api_put("shmem_put" #NAME, ctx, dest, source,                                \
+                     NBYTES("shmem_put" #NAME, (ELEM)), pe, 0);                           \
     }                                                                                     \
     void shmem_put##NAME(void *dest, const void *source, size_t nelems, int pe)           \
     {                                                                                     \
         weft_api_put("shmem_put" #NAME, SHMEM_CTX_DEFAULT, dest, source,                  \
-                     nelems * (ELEM), pe, 0);                                             \
+                     NBYTES("shmem_put" #NAME, (ELEM)), pe, 0);                           \
     }                                                                                     \
     void shmem_ctx_put##NAME##_nbi(shmem_ctx_t ctx, void *dest, const void *source,       \
                                    size_t nelems, int pe)                                 \
     {                                                                                     \
-        weft_api_put("shmem_put" #NAME "_nbi", ctx, dest, source, nelems * (ELEM), pe, 1);\
+        weft_api_put("shmem_put" #NAME "_nbi", ctx, dest, source,                         \
+                     NBYTES("shmem_put" #NAME "_nbi", (ELEM)), pe, 1);                    \
     }                                                                                     \
     void shmem_put##NAME##_nbi(void *dest, const void *source, size_t nelems, int pe)     \
     {                                                                                     \
         weft_api_put("shmem_put" #NAME "_nbi", SHMEM_CTX_DEFAULT, dest, source,           \
-                     nelems * (ELEM), pe, 1);                                             \
+                     NBYTES("shmem_put" #NAME "_nbi", (ELEM)), pe, 1);                    \
     }                                                                                     \
     void shmem_ctx_get##NAME(shmem_ctx_t ctx, void *dest, const void *source,             \
                              size_t nelems, int pe)                                       \
     {                                                                                     \
-        weft_api_get("shmem_get" #NAME, ctx, dest, source, nelems * (ELEM), pe, 0);       \
+        weft_api_get("shmem_get" #NAME, ctx, dest, source,                                \
+                     NBYTES("shmem_get" #NAME, (ELEM)), pe, 0);                           \
     }                                                                                     \
     void shmem_get##NAME(void *dest, const void *source, size_t nelems, int pe)           \
     {                                                                                     \
         weft_api_get("shmem_get" #NAME, SHMEM_CTX_DEFAULT, dest, source,                  \
-                     nelems * (ELEM), pe, 0);                                             \
+                     NBYTES("shmem_get" #NAME, (ELEM)), pe, 0);                           \
     }                                                                                     \
     void shmem_ctx_get##NAME##_nbi(shmem_ctx_t ctx, void *dest, const void *source,       \
                                    size_t nelems, int pe)                                 \
     {                                                                                     \
-        weft_api_get("shmem_get" #NAME "_nbi", ctx, dest, source, nelems * (ELEM), pe, 1);\
+        weft_api_get("shmem_get" #NAME "_nbi", ctx, dest, source,                         \
+                     NBYTES("shmem_get" #NAME "_nbi", (ELEM)), pe, 1);                    \
     }                                                                                     \
     void shmem_get##NAME##_nbi(void *dest, const void *source, size_t nelems, int pe)     \
     {                                                                                     \
         weft_api_get("shmem_get" #NAME "_nbi", SHMEM_CTX_DEFAULT, dest, source,           \
-                     nelems * (ELEM), pe, 1);                                             \
+                     NBYTES("shmem_get" #NAME "_nbi", (ELEM)), pe, 1);                    \
     }
 #define WEFT_DEF_RMA_SIZED(B, T)                                                          \
     WEFT_DEF_RMA_BYTES(B, sizeof(T))                                                      \

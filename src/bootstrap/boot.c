@@ -402,6 +402,11 @@ int weft_boot_allgather(const char *key, const void *mine, void *all, size_t len
     return 0;
 }
 
+int weft_boot_alive(void)
+{
+    return boot_kind == BOOT_PMI1 ? weft_pmi1_alive() : 1;
+}
+
 int weft_boot_barrier(void)
 {
     if (check_ready("weft_boot_barrier") != 0)
@@ -436,8 +441,9 @@ static void wait_stdio_read(void)
 void weft_boot_abort(int status, const char *msg)
 {
     /* The launcher ends the job with the low byte of status: errors pass 1,
-     * shmem_global_exit(0) passes 0 and the job exits 0 as the spec says. */
-    int code = status & 0xff;
+     * shmem_global_exit(0) passes 0 and the job exits 0 as the spec says;
+     * a non-zero status whose low byte is 0 (256, INT_MIN) passes 1. */
+    int code = status == 0 ? 0 : (status & 0xff) ? status & 0xff : 1;
     if (msg && *msg)
         fprintf(stderr, "weft: PE %d: aborting job: %s\n", boot_rank, msg);
     fflush(stdout);

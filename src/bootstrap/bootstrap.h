@@ -46,6 +46,10 @@ int weft_boot_barrier(void);
  * Never returns. */
 __attribute__((noreturn)) void weft_boot_abort(int status, const char *msg);
 
+/* 0 once the launcher's connection has closed (the launcher died), else 1.
+ * Cheap and non-blocking; called from long waits. */
+int weft_boot_alive(void);
+
 /* Tell the launcher we finished cleanly. */
 int weft_boot_finalize(void);
 

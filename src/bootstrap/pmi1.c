@@ -24,6 +24,8 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -372,6 +374,15 @@ int weft_pmi1_init(int fd, int rank, int size)
     if (fdfl >= 0)
         (void)fcntl(fd, F_SETFD, fdfl | FD_CLOEXEC);
 
+    /* Die with the launcher (our parent under oshrun and Hydra's proxy):
+     * SIGTERM, so that libfabric's shm provider can remove its region on
+     * the way. If the parent is already gone, so is the job. */
+    pid_t parent = getppid();
+    if (parent > 1 && prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() != parent) {
+        weft_warn("bootstrap", "the launcher is gone (parent process %d exited)", (int)parent);
+        return -1;
+    }
+
     char *line;
     if (wbuf_printf("cmd=init pmi_version=1 pmi_subversion=1") != 0 ||
         !(line = transact("response_to_init", "cmd=init")))
@@ -676,6 +687,24 @@ void weft_pmi1_abort(int status)
                 return;
         }
     }
+}
+
+int weft_pmi1_alive(void)
+{
+    if (pmi.fd < 0)
+        return 1;
+    struct pollfd pfd = { .fd = pmi.fd, .events = POLLIN };
+    if (poll(&pfd, 1, 0) <= 0)
+        return 1;
+    if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
+        return 0;
+    /* Readable outside a request: either the end of the stream or bytes
+     * nobody asked for; look without taking them. */
+    char c;
+    ssize_t n = recv(pmi.fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n == 0)
+        return 0;
+    return 1;
 }
 
 int weft_pmi1_finalize(void)

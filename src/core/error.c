@@ -79,3 +79,9 @@ void weft_fail_pe(const char *call, int pe)
 {
     weft_fatal(call, "argument pe=%d is out of range [0, %d)", pe, weft_rt.n_pes);
 }
+
+void weft_fail_overflow(const char *call, const char *arg, size_t n, size_t size)
+{
+    weft_fatal(call, "argument %s=%zu times the element size %zu overflows the address space", arg,
+               n, size);
+}

@@ -17,10 +17,22 @@
 
 static int atexit_registered;
 
-static void weft_finalize_at_exit(void)
+/* The implicit finalize of a program that leaves without shmem_finalize.
+ * After exit(0) (or a return from main) it finalizes as shmem_finalize
+ * would; its synchronization is the launcher's barrier and its notice to
+ * the peers (core/hang.c), never a barrier a peer's shmem_barrier_all could
+ * pair with. After a non-zero exit status it does not wait for anyone: the
+ * launcher sees the status and ends the job. */
+static void weft_finalize_at_exit(int status, void *arg)
 {
-    if (weft_rt.initialized)
-        weft_runtime_finalize();
+    (void)arg;
+    if (!weft_rt.initialized)
+        return;
+    if (status != 0) {
+        weft_ofi_abandon(); /* the provider's shared-memory region goes with us */
+        return;
+    }
+    weft_runtime_finalize();
 }
 
 /* WEFT_TRAFFIC asks for a report that only the recorder, a separate
@@ -72,6 +84,7 @@ int weft_runtime_init(int requested, int *provided)
         return 0;
     }
     weft_debug_enabled = weft_tun_bool(WEFT_TUN_DEBUG) || weft_tun_bool(WEFT_TUN_SHMEM_DEBUG);
+    weft_tun_check_ints();
 
     int rank, size;
     if (weft_boot_init(&rank, &size) != 0)
@@ -109,6 +122,7 @@ int weft_runtime_init(int requested, int *provided)
     weft_fast_heap_peer = weft_onnode.base[WEFT_SEG_HEAP];
     weft_fast_heap_limit = weft_rt.seg[WEFT_SEG_HEAP].size - WEFT_FAST_MAX;
     weft_team_init_predefined();
+    weft_hang_init();
 
     /* MULTIPLE needs a domain every thread may drive at once
      * (FI_THREAD_SAFE); a provider without it gets SERIALIZED, as the spec
@@ -121,7 +135,7 @@ int weft_runtime_init(int requested, int *provided)
     weft_rt.initialized = 1;
     weft_rt.finalized = 0;
     if (!atexit_registered) {
-        atexit(weft_finalize_at_exit);
+        on_exit(weft_finalize_at_exit, NULL);
         atexit_registered = 1;
     }
     weft_barrier_all_internal();
@@ -134,8 +148,13 @@ void weft_runtime_finalize(void)
 {
     if (!weft_rt.initialized)
         return;
+    /* Tell the peers first: one still waiting in a collective we will
+     * never join learns it cannot complete (core/hang.c). */
+    weft_hang_announce_finalize();
     weft_tx_quiet(&weft_ctx_default);
-    weft_barrier_all_internal();
+    /* No barrier of ours here: weft_ofi_fini's launcher barrier (with
+     * progress kept running) is finalize's synchronization, so it can
+     * never pair with a peer's shmem_barrier_all. */
     weft_fast_heap_limit = 0; /* every call after this takes the checked path */
     weft_rt.initialized = 0;
     weft_rt.finalized = 1;
@@ -155,7 +174,10 @@ void weft_runtime_global_exit(int status)
 {
     fflush(stdout);
     fflush(stderr);
+    weft_ofi_abandon();
     if (weft_rt.boot_up)
         weft_boot_abort(status, NULL);
-    _exit(status);
+    /* A non-zero status whose low byte is 0 (256, INT_MIN) must not read
+     * as success. */
+    _exit(status == 0 ? 0 : (status & 0xff) ? status & 0xff : 1);
 }

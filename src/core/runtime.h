@@ -108,7 +108,47 @@ extern char **weft_fast_heap_peer;
 struct weft_internal_sym {
     uint64_t barrier_flag[WEFT_BARRIER_ROUNDS]; /* dissemination barrier */
     uint64_t barrier_epoch;                      /* private count of barriers */
+    /* core/hang.c, written by peers: a PE entering shmem_finalize posts
+     * (its barrier epoch << 24 | its PE + 1); a PE whose wait found no
+     * progress for WEFT_HANG_TIMEOUT posts (round << 24 | its PE + 1) to
+     * ask for acknowledgements, then (report << 24 | PE + 1) to ask for
+     * reports. hang_ack[i] (n_pes words elsewhere in the heap) holds the
+     * last round PE i acknowledged. */
+    uint64_t fin_notice;
+    uint64_t hang_req;
+    uint64_t hang_report;
+    uint64_t *hang_ack;
 };
+
+/* What the calling thread is blocked in (core/hang.c): set by a wait
+ * routine as it starts waiting, cleared when it returns, read only by the
+ * slow phase of weft_poll_yield (the hang report, the finalize check). A
+ * few plain stores per wait, nothing on the RMA/AMO paths. */
+enum weft_wait_kind {
+    WEFT_WAIT_NONE,
+    WEFT_WAIT_BARRIER_ALL, /* want = the barrier's epoch */
+    WEFT_WAIT_COLL,        /* team, addr = counter, want = value awaited */
+    WEFT_WAIT_P2P,         /* addr = ivar(s), value, size, cmp, nelems */
+};
+struct weft_wait_rec {
+    const char *call;
+    int kind;
+    int cmp;
+    size_t size, nelems;
+    const void *addr;
+    const void *value;
+    const void *team; /* struct weft_team * */
+    uint64_t want;
+};
+extern __thread struct weft_wait_rec weft_wait __attribute__((tls_model("initial-exec")));
+/* The slow phase of a wait (sync.c calls it once a wait has spun past its
+ * budget): notices the launcher's death, a peer that finalized under a
+ * collective we wait in, and hangs (WEFT_HANG_TIMEOUT). */
+void weft_wait_slow(unsigned spins);
+/* Init (collective: allocates the acknowledgement array) and finalize's
+ * announcement to the peers. */
+void weft_hang_init(void);
+void weft_hang_announce_finalize(void);
 
 /* Largest object the fast path's single bounds compare covers. */
 #define WEFT_FAST_MAX 64
@@ -157,6 +197,17 @@ static inline void weft_check_pe(const char *call, int pe)
 WEFT_NORETURN void weft_fail_not_symmetric(const char *call, const char *arg, const void *addr,
                                            size_t len);
 WEFT_NORETURN void weft_fail_not_initialized(const char *call);
+WEFT_NORETURN void weft_fail_overflow(const char *call, const char *arg, size_t n, size_t size);
+
+/* n * size bytes, or abort naming the argument if that overflows (one
+ * compare when size is a constant). */
+static inline size_t weft_nbytes(const char *call, const char *arg, size_t n, size_t size)
+{
+    size_t bytes;
+    if (WEFT_UNLIKELY(__builtin_mul_overflow(n, size, &bytes)))
+        weft_fail_overflow(call, arg, n, size);
+    return bytes;
+}
 
 static inline void weft_check_init(const char *call)
 {
@@ -189,6 +240,9 @@ WEFT_EXPORT extern const struct weft_tunable_desc weft_tunables[WEFT_TUN_COUNT];
 
 WEFT_EXPORT const char *weft_tun_str(enum weft_tunable_id id);   /* value or default (never NULL) */
 long long weft_tun_int(enum weft_tunable_id id);     /* integer, aborts on garbage */
+/* Every int tunable that is set, against its range (at init, so a bad
+ * value is refused even on a path that would not read it). */
+void weft_tun_check_ints(void);
 size_t weft_tun_size(enum weft_tunable_id id);       /* with K/M/G suffixes */
 int weft_tun_bool(enum weft_tunable_id id);          /* 1/0 yes/no on/off true/false;
                                                         switch kind: any value but 0/no/off */

@@ -63,6 +63,7 @@ void weft_poll_yield(unsigned *spins)
     if (s == budget + 1 && budget > SPIN_MIN && !weft_tun_is_set(WEFT_TUN_SPIN_YIELD))
         __atomic_store_n(&spin_budget, budget / 2 < SPIN_MIN ? SPIN_MIN : budget / 2,
                          __ATOMIC_RELAXED);
+    weft_wait_slow(s); /* launcher death, finalized peers, hang report */
     if (s < budget + 1000) {
         sched_yield();
     } else {
@@ -84,6 +85,9 @@ void weft_barrier_all_internal(void)
     if (n == 1)
         return;
     uint64_t epoch = ++sym->barrier_epoch;
+    weft_wait.call = "shmem_barrier_all";
+    weft_wait.kind = WEFT_WAIT_BARRIER_ALL;
+    weft_wait.want = epoch;
     uint64_t off0 = (uint64_t)((char *)&sym->barrier_flag[0] - weft_rt.seg[WEFT_SEG_HEAP].base);
     int round = 0;
     for (int dist = 1; dist < n; dist <<= 1, round++) {
@@ -94,6 +98,7 @@ void weft_barrier_all_internal(void)
         while (__atomic_load_n(&sym->barrier_flag[round], __ATOMIC_ACQUIRE) < epoch)
             weft_poll_yield(&spins);
     }
+    weft_wait.kind = WEFT_WAIT_NONE;
     /* No quiet here: each signal only matters to the PE waiting for it,
      * and it has arrived once that PE leaves its round. */
 }

@@ -142,16 +142,44 @@ size_t weft_tun_size(enum weft_tunable_id id)
     return v;
 }
 
+/* The accepted range of each int tunable (WEFT_TUNABLE_RANGE in
+ * tunables.def); an int tunable without one accepts any integer. */
+static const struct {
+    int listed;
+    long long lo, hi;
+} int_range[WEFT_TUN_COUNT] = {
+#define WEFT_TUNABLE(id, name, kind, def, doc)
+#define WEFT_TUNABLE_RANGE(id, lo, hi) [WEFT_TUN_##id] = {1, lo, hi},
+#include "tunables.def"
+#undef WEFT_TUNABLE_RANGE
+#undef WEFT_TUNABLE
+};
+
 long long weft_tun_int(enum weft_tunable_id id)
 {
     const char *s = weft_tun_str(id);
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 0);
+    while (end != s && isspace((unsigned char)*end))
+        end++;
+    if (errno == ERANGE && end != s && *end == '\0' && int_range[id].listed)
+        weft_fatal("shmem_init", "environment variable %s=\"%s\" is out of range [%lld, %lld]",
+                   weft_tunables[id].name, s, int_range[id].lo, int_range[id].hi);
     if (errno || end == s || *end != '\0')
         weft_fatal("shmem_init", "environment variable %s=\"%s\" is not an integer",
                    weft_tunables[id].name, s);
+    if (int_range[id].listed && (v < int_range[id].lo || v > int_range[id].hi))
+        weft_fatal("shmem_init", "environment variable %s=\"%s\" is out of range [%lld, %lld]",
+                   weft_tunables[id].name, s, int_range[id].lo, int_range[id].hi);
     return v;
+}
+
+void weft_tun_check_ints(void)
+{
+    for (int id = 0; id < WEFT_TUN_COUNT; id++)
+        if (int_range[id].listed && weft_tun_is_set((enum weft_tunable_id)id))
+            (void)weft_tun_int((enum weft_tunable_id)id);
 }
 
 int weft_tun_bool(enum weft_tunable_id id)

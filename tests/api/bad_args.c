@@ -23,6 +23,16 @@
  *   pe-quiet-pe            shmem_pe_quiet({0, n_pes}, 2)              -> target_pes[1]
  *   session-config         session_start, TOTAL_OPS mask, NULL config -> config
  *   query-init-null        shmem_query_initialized(NULL)              -> initialized
+ * Point-to-point waits and size products (issue 15):
+ *   wait-stack             shmem_int_wait_until on a stack variable   -> ivar
+ *   wait-null              shmem_long_wait_until(NULL, ...)           -> ivar
+ *   test-stack             shmem_int_test on a stack variable         -> ivar
+ *   wait-all-malloc        shmem_int_wait_until_all on malloc memory  -> ivars
+ *   test-some-vector-stack shmem_long_test_some_vector, stack ivars   -> ivars
+ *   put-overflow           shmem_long_put of SIZE_MAX/8 + 2 elements  -> nelems
+ *   get-nbi-overflow       shmem_int_get_nbi of SIZE_MAX/4 + 1        -> nelems
+ *   iput-overflow          shmem_long_iput with dst = PTRDIFF_MAX     -> dst
+ *   fcollect-overflow      shmem_long_fcollect of SIZE_MAX/8 elements -> nelems
  * The last PE misbehaves; the others sit in shmem_barrier_all. */
 #include "weft_test.h"
 
@@ -98,6 +108,32 @@ int main(int argc, char **argv)
                                     SHMEM_CTX_SESSION_TOTAL_OPS);
         } else if (!strcmp(mode, "query-init-null")) {
             shmem_query_initialized(NULL);
+        } else if (!strcmp(mode, "wait-stack")) {
+            int stack_ivar = 0;
+            shmem_int_wait_until(&stack_ivar, SHMEM_CMP_EQ, 1);
+        } else if (!strcmp(mode, "wait-null")) {
+            shmem_long_wait_until(NULL, SHMEM_CMP_EQ, 1);
+        } else if (!strcmp(mode, "test-stack")) {
+            int stack_ivar = 1;
+            printf("test returned %d\n", shmem_int_test(&stack_ivar, SHMEM_CMP_EQ, 1));
+        } else if (!strcmp(mode, "wait-all-malloc")) {
+            int *ivars = calloc(4, sizeof(int));
+            shmem_int_wait_until_all(ivars, 4, NULL, SHMEM_CMP_EQ, 1);
+            free(ivars);
+        } else if (!strcmp(mode, "test-some-vector-stack")) {
+            long ivars[3] = {1, 1, 1}, want[3] = {1, 1, 1};
+            size_t idx[3];
+            printf("test returned %zu\n",
+                   shmem_long_test_some_vector(ivars, 3, idx, NULL, SHMEM_CMP_EQ, want));
+        } else if (!strcmp(mode, "put-overflow")) {
+            shmem_long_put(sym_long, src, SIZE_MAX / 8 + 2, 0);
+        } else if (!strcmp(mode, "get-nbi-overflow")) {
+            int dst[4];
+            shmem_int_get_nbi(dst, sym_int, SIZE_MAX / 4 + 1, 0);
+        } else if (!strcmp(mode, "iput-overflow")) {
+            shmem_long_iput(sym_long, src, PTRDIFF_MAX, 1, 2, 0);
+        } else if (!strcmp(mode, "fcollect-overflow")) {
+            shmem_long_fcollect(SHMEM_TEAM_WORLD, sym_long, src, SIZE_MAX / 8);
         } else {
             fprintf(stderr, "bad_args: unknown mode %s\n", mode);
             return 2;

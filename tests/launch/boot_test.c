@@ -7,8 +7,11 @@
  *                    bytes to several times the PMI value limit
  *   exit R CODE      PE R exits with CODE after a barrier, the others block
  *                    in a second barrier forever
- *   early0           PE 1 exits 0 right after init; the others finish later
+ *   early0           PE 1 finalizes and exits 0 right after init; the others
+ *                    finish later
  *   early0-barrier   same, but the others then enter a barrier PE 1 left
+ *   nofinalize0      PE 1 exits 0 without finalizing; the others wait in a
+ *                    barrier (the launcher must end the job, status 1)
  *   segv R           PE R raises SIGSEGV, the others block in a barrier
  *   segv-stubborn R  same, but the others ignore SIGTERM and pause()
  *   abort R CODE     PE R calls weft_boot_abort(CODE), the others block
@@ -16,6 +19,9 @@
  *   exchange [K]     K (6) checked allgathers of 168 bytes, barrier,
  *                    finalize: the launcher's part of shmem_init
  *   hang             init, barrier, then wait forever
+ *   kvflood          PE 0 puts distinct keys until the launcher refuses
+ *                    one; it must refuse within its documented bound
+ *                    (16384 keys per PE) and the store must still serve
  *
  * Exits 0 when the scenario's checks pass, non-zero with a message if not. */
 #include "bootstrap/bootstrap.h"
@@ -163,14 +169,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "boot_test: PE %d: barrier returned though PE %d exited\n", rank, arg2);
         return 92;
     } else if (strcmp(mode, "early0") == 0 || strcmp(mode, "early0-barrier") == 0) {
-        if (rank == 1)
+        if (rank == 1) {
+            CHECK(weft_boot_finalize() == 0, "finalize");
             return 0;
+        }
         sleep(1);
         if (strcmp(mode, "early0-barrier") == 0) {
             weft_boot_barrier(); /* can never complete: the launcher must end the job */
             return 95;
         }
         CHECK(weft_boot_finalize() == 0, "finalize");
+    } else if (strcmp(mode, "nofinalize0") == 0) {
+        if (rank == 1)
+            _exit(0);
+        weft_boot_barrier();
+        return 96;
     } else if (strcmp(mode, "segv") == 0 || strcmp(mode, "segv-stubborn") == 0) {
         CHECK(weft_boot_barrier() == 0, "barrier");
         if (rank == arg2) {
@@ -215,6 +228,25 @@ int main(int argc, char **argv)
             char key[16];
             snprintf(key, sizeof key, "ex%d", k);
             check_allgather(key, 168, (unsigned)k);
+        }
+        CHECK(weft_boot_barrier() == 0, "barrier");
+        CHECK(weft_boot_finalize() == 0, "finalize");
+    } else if (strcmp(mode, "kvflood") == 0) {
+        if (rank == 0) {
+            char key[32], val[64];
+            memset(val, 'v', sizeof val - 1);
+            val[sizeof val - 1] = '\0';
+            int stored = 0;
+            for (; stored < 40000; stored++) {
+                snprintf(key, sizeof key, "flood%d", stored);
+                if (weft_boot_put(key, val, strlen(val)) != 0)
+                    break;
+            }
+            CHECK(stored < 40000, "the launcher accepted 40000 keys from one PE");
+            printf("boot_test kvflood: refused after %d keys\n", stored);
+            /* What was stored is still served. */
+            size_t len = sizeof val;
+            CHECK(weft_boot_get(0, "flood0", val, &len) == 0, "get after the refusal");
         }
         CHECK(weft_boot_barrier() == 0, "barrier");
         CHECK(weft_boot_finalize() == 0, "finalize");

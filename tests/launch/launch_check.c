@@ -10,13 +10,23 @@
  *                       default: stdin is /dev/null
  *   --signal SIG@SEC    send SIG (TERM, INT, ...) to the command after SEC s
  *   --env NAME=VALUE    set an environment variable; --unset NAME
- *   --expect-stderr S   the command's stderr must contain S
+ *   --expect-stderr S   the command's stderr must contain S (repeatable)
  *   --expect-stdout S   the command's stdout must contain S
  *   --skip-missing      exit 77 (ctest SKIP_RETURN_CODE) if the command is
  *                       not installed
  *   --launcher-may-crash  with --nonzero: the launcher dying by a signal
  *                       counts as a non-zero end (a launcher's own bug;
  *                       the bound and "no process left" still apply)
+ *   --signal-pe R:SIG@SEC  send SIG to the PE whose PMI_RANK is R after SEC s
+ *                       (a kill or stop from outside the job)
+ *   --launcher-killed   the launcher itself may die by a signal (we sent it
+ *                       SIGKILL); --status then compares 128 + the signal
+ *   --end-within SEC    the command must finish within SEC seconds of the
+ *                       fault: the signal sent (--signal, --signal-pe) or
+ *                       the first appearance of --mark TEXT on its stderr
+ *   --mark TEXT         see --end-within (the program announces its fault)
+ *   --shm-clean         afterwards /dev/shm must hold no file named after a
+ *                       process of the job ("<pid>:...", libfabric shm)
  *
  * The command runs in its own process group; once it has exited, no
  * process of that group may be left (the launcher must not leave PEs
@@ -29,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -71,11 +82,159 @@ static int signum(const char *name)
         const char *n;
         int s;
     } t[] = { { "TERM", SIGTERM }, { "INT", SIGINT }, { "HUP", SIGHUP },
-              { "KILL", SIGKILL }, { "USR1", SIGUSR1 }, { "QUIT", SIGQUIT } };
+              { "KILL", SIGKILL }, { "USR1", SIGUSR1 }, { "QUIT", SIGQUIT },
+              { "STOP", SIGSTOP }, { "ABRT", SIGABRT } };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(name, t[i].n) == 0)
             return t[i].s;
     return atoi(name);
+}
+
+/* Processes seen in the job's process group, for --shm-clean. */
+#define MAX_SEEN 1024
+static pid_t seen[MAX_SEEN];
+static int nseen;
+
+static int read_small(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, cap - 1);
+    close(fd);
+    if (n < 0)
+        return -1;
+    buf[n] = '\0';
+    return (int)n;
+}
+
+static void remember(pid_t p, void *arg);
+
+/* Parent and state of a process; -1 if it is gone. */
+static int proc_stat(pid_t p, int *ppid, int *pgrp, char *state)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)p);
+    if (read_small(path, buf, sizeof buf) <= 0)
+        return -1;
+    char *rp = strrchr(buf, ')'); /* comm may hold spaces */
+    if (!rp || sscanf(rp + 1, " %c %d %d", state, ppid, pgrp) != 3)
+        return -1;
+    return 0;
+}
+
+/* Is p the launcher or below it (a launcher such as Hydra may put its PEs
+ * in process groups of their own)? */
+static int below(pid_t p, pid_t launcher)
+{
+    for (int depth = 0; depth < 16 && p > 1; depth++) {
+        if (p == launcher)
+            return 1;
+        int ppid, pgrp;
+        char st;
+        if (proc_stat(p, &ppid, &pgrp, &st) != 0)
+            return 0;
+        p = ppid;
+    }
+    return 0;
+}
+
+/* Every process of the job: in the launcher's group pgid or below the
+ * launcher (zombies only for remember); calls fn(pid, arg) for each. */
+static void scan_group(pid_t pgid, void (*fn)(pid_t, void *), void *arg)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        pid_t p = (pid_t)atoi(e->d_name);
+        int ppid, pgrp;
+        char state;
+        if (proc_stat(p, &ppid, &pgrp, &state) != 0)
+            continue;
+        if (pgrp != pgid && !below(p, pgid))
+            continue;
+        if (state == 'Z' && fn != remember)
+            continue; /* dead, not yet reaped by its new parent */
+        fn(p, arg);
+    }
+    closedir(d);
+}
+
+static void remember(pid_t p, void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < nseen; i++)
+        if (seen[i] == p)
+            return;
+    if (nseen < MAX_SEEN)
+        seen[nseen++] = p;
+}
+
+struct find_rank {
+    int rank;
+    pid_t found;
+};
+
+static void match_rank(pid_t p, void *arg)
+{
+    struct find_rank *f = arg;
+    char path[64], env[65536];
+    snprintf(path, sizeof path, "/proc/%d/environ", (int)p);
+    int n = read_small(path, env, sizeof env);
+    char want[32];
+    int wl = snprintf(want, sizeof want, "PMI_RANK=%d", f->rank);
+    for (int i = 0; i < n;) {
+        if (strncmp(env + i, want, (size_t)wl) == 0 && env[i + wl] == '\0')
+            f->found = p;
+        i += (int)strlen(env + i) + 1;
+    }
+}
+
+static void count_one(pid_t p, void *arg)
+{
+    (void)p;
+    ++*(int *)arg;
+}
+
+static int live_in_group(pid_t pgid)
+{
+    int n = 0;
+    scan_group(pgid, count_one, &n);
+    for (int i = 0; i < nseen; i++) { /* seen before, reparented since */
+        int ppid, pgrp;
+        char st;
+        if (proc_stat(seen[i], &ppid, &pgrp, &st) == 0 && st != 'Z' && pgrp != pgid)
+            n++;
+    }
+    return n;
+}
+
+/* Files /dev/shm/<pid>:... of the processes seen; counts them, and prints
+ * each if report is set. */
+static int shm_left(int report)
+{
+    int left = 0;
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        pid_t p = strchr(e->d_name, ':') ? (pid_t)atoi(e->d_name) : 0;
+        for (int i = 0; p && i < nseen; i++) {
+            if (seen[i] != p)
+                continue;
+            if (report)
+                fprintf(stderr, "launch_check: FAIL: /dev/shm/%s of job process %d is left\n",
+                        e->d_name, (int)p);
+            left++;
+        }
+    }
+    closedir(d);
+    return left;
 }
 
 /* Copy a capture file to out and return its contents. */
@@ -93,10 +252,14 @@ static char *slurp(int fd, FILE *out)
 int main(int argc, char **argv)
 {
     int want_status = 0, want_nonzero = 0, skip_missing = 0, may_crash = 0;
+    int launcher_killed = 0, shm_clean = 0, pe_rank = -1, pe_sig = 0;
+    double pe_sig_at = -1, end_within = -1, fault_at = -1;
+    const char *mark = NULL;
     double within = -1, timeout = 25, sig_at = -1;
     int sig = 0;
     char *stdin_text = NULL;
-    const char *want_err = NULL, *want_out = NULL;
+    const char *want_errs[8] = { NULL }, *want_out = NULL;
+    int n_want_err = 0;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -110,6 +273,10 @@ int main(int argc, char **argv)
             skip_missing = 1;
         } else if (strcmp(a, "--launcher-may-crash") == 0) {
             may_crash = 1;
+        } else if (strcmp(a, "--launcher-killed") == 0) {
+            launcher_killed = 1;
+        } else if (strcmp(a, "--shm-clean") == 0) {
+            shm_clean = 1;
         } else if (!v) {
             fprintf(stderr, "launch_check: %s needs a value\n", a);
             return 2;
@@ -131,12 +298,29 @@ int main(int argc, char **argv)
             sig = signum(v);
             sig_at = atof(at + 1);
             i++;
+        } else if (strcmp(a, "--end-within") == 0) {
+            end_within = atof(v), i++;
+        } else if (strcmp(a, "--mark") == 0) {
+            mark = v, i++;
+        } else if (strcmp(a, "--signal-pe") == 0) {
+            char *colon = strchr(v, ':'), *at = strchr(v, '@');
+            if (!colon || !at || at < colon) {
+                fprintf(stderr, "launch_check: --signal-pe RANK:SIG@SECONDS\n");
+                return 2;
+            }
+            *colon = *at = '\0';
+            pe_rank = atoi(v);
+            pe_sig = signum(colon + 1);
+            pe_sig_at = atof(at + 1);
+            i++;
         } else if (strcmp(a, "--env") == 0) {
             putenv(argv[++i]);
         } else if (strcmp(a, "--unset") == 0) {
             unsetenv(argv[++i]);
         } else if (strcmp(a, "--expect-stderr") == 0) {
-            want_err = v, i++;
+            if (n_want_err < 8)
+                want_errs[n_want_err++] = v;
+            i++;
         } else if (strcmp(a, "--expect-stdout") == 0) {
             want_out = v, i++;
         } else {
@@ -161,6 +345,12 @@ int main(int argc, char **argv)
     }
     int out_fd = memfd_create("stdout", 0), err_fd = memfd_create("stderr", 0);
     int exec_pipe[2];
+    /* O_APPEND: the launcher and its PEs write at once, each line must land
+     * after the others rather than over them. */
+    if (out_fd >= 0)
+        fcntl(out_fd, F_SETFL, O_APPEND);
+    if (err_fd >= 0)
+        fcntl(err_fd, F_SETFL, O_APPEND);
     if (out_fd < 0 || err_fd < 0 || pipe2(exec_pipe, O_CLOEXEC) != 0) {
         perror("launch_check");
         return 1;
@@ -193,15 +383,37 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    int failed = 0, st = 0, sent = 0;
+    int failed = 0, st = 0, sent = 0, pe_sent = 0, ticks = 0;
     for (;;) {
+        if (ticks++ % 5 == 0)
+            scan_group(pid, remember, NULL);
         pid_t r = waitpid(pid, &st, WNOHANG);
         if (r == pid)
             break;
         double t = now() - t0;
+        if (mark && fault_at < 0) {
+            char buf[8192];
+            ssize_t got = pread(err_fd, buf, sizeof buf - 1, 0);
+            buf[got > 0 ? got : 0] = '\0';
+            if (strstr(buf, mark))
+                fault_at = t;
+        }
         if (sig && !sent && t >= sig_at) {
+            scan_group(pid, remember, NULL);
             kill(pid, sig);
             sent = 1;
+            fault_at = t;
+        }
+        if (pe_sig && !pe_sent && t >= pe_sig_at) {
+            struct find_rank f = { pe_rank, 0 };
+            scan_group(pid, match_rank, &f);
+            if (f.found > 0) {
+                printf("launch_check: sending signal %d to PE %d (pid %d) after %.2f s\n", pe_sig,
+                       pe_rank, (int)f.found, t);
+                kill(f.found, pe_sig);
+                pe_sent = 1;
+                fault_at = t;
+            }
         }
         if (t > timeout) {
             fprintf(stderr, "launch_check: FAIL: still running after %.1f s; killing it\n", t);
@@ -214,13 +426,26 @@ int main(int argc, char **argv)
     }
     double elapsed = now() - t0;
 
-    /* Nothing of the job may outlive the launcher. */
+    /* Nothing of the job may outlive the launcher (zombies that the
+     * launcher's death left to init to reap do not count). */
     int left = 0;
-    for (int k = 0; k < 100 && (left = (kill(-pid, 0) == 0)); k++)
+    for (int k = 0; k < 100 && (left = live_in_group(pid)) > 0; k++)
         sleep_s(0.01);
     if (left) {
         fprintf(stderr, "launch_check: FAIL: processes of the job outlived the launcher\n");
         kill(-pid, SIGKILL);
+        failed = 1;
+    }
+
+    if (shm_clean) {
+        /* The PEs' own cleanup may lag their exit by a moment. */
+        for (int k = 0; k < 50 && shm_left(0); k++)
+            sleep_s(0.02);
+        if (shm_left(1) > 0)
+            failed = 1;
+    }
+    if (pe_sig && !pe_sent) {
+        fprintf(stderr, "launch_check: FAIL: PE %d was never found to signal\n", pe_rank);
         failed = 1;
     }
 
@@ -230,6 +455,12 @@ int main(int argc, char **argv)
     if (!WIFEXITED(st) && may_crash && want_nonzero) {
         printf("launch_check: the launcher died by signal %d (allowed: --launcher-may-crash)\n",
                WTERMSIG(st));
+    } else if (!WIFEXITED(st) && launcher_killed) {
+        if (code != want_status) {
+            fprintf(stderr, "launch_check: FAIL: the launcher died with %d, expected %d\n", code,
+                    want_status);
+            failed = 1;
+        }
     } else if (!WIFEXITED(st)) {
         fprintf(stderr, "launch_check: FAIL: the launcher itself died by signal %d\n",
                 WTERMSIG(st));
@@ -239,13 +470,26 @@ int main(int argc, char **argv)
                 want_nonzero ? "non-zero, not " : "", want_status);
         failed = 1;
     }
+    if (mark && fault_at < 0 && strstr(err, mark))
+        fault_at = elapsed; /* it ended before we looked: within no time */
+    if (end_within >= 0 && fault_at < 0) {
+        fprintf(stderr, "launch_check: FAIL: the fault (%s) never happened\n",
+                mark ? mark : "signal");
+        failed = 1;
+    } else if (end_within >= 0 && elapsed - fault_at > end_within) {
+        fprintf(stderr, "launch_check: FAIL: ended %.2f s after the fault, limit %.2f s\n",
+                elapsed - fault_at, end_within);
+        failed = 1;
+    }
     if (within >= 0 && elapsed > within) {
         fprintf(stderr, "launch_check: FAIL: took %.2f s, limit %.2f s\n", elapsed, within);
         failed = 1;
     }
-    if (want_err && !strstr(err, want_err)) {
-        fprintf(stderr, "launch_check: FAIL: stderr lacks \"%s\"\n", want_err);
-        failed = 1;
+    for (int k = 0; k < n_want_err; k++) {
+        if (!strstr(err, want_errs[k])) {
+            fprintf(stderr, "launch_check: FAIL: stderr lacks \"%s\"\n", want_errs[k]);
+            failed = 1;
+        }
     }
     if (want_out && !strstr(out, want_out)) {
         fprintf(stderr, "launch_check: FAIL: stdout lacks \"%s\"\n", want_out);

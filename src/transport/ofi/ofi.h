@@ -51,6 +51,8 @@ void weft_ofi_fini(void);
  * peer, and the job ends. */
 void weft_ofi_wireup_start(void);
 void weft_ofi_wireup_done(void);
+/* Close the default endpoint at once (leaving without finalize). */
+void weft_ofi_abandon(void);
 /* 1 if SHMEM_THREAD_MULTIPLE can be provided (FI_THREAD_SAFE domain). */
 int weft_ofi_thread_multiple(void);
 

@@ -4,13 +4,17 @@
  * counters + CQ, segment registration and the exchange of names, keys and
  * bases through the bootstrap, the progress engine and its thread, the
  * wait/retry helpers, and weft_ofi_describe. */
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <signal.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../bootstrap/bootstrap.h"
 #include "../onnode/onnode.h"
@@ -250,6 +254,14 @@ static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on
      * (docs/providers.md). The user's values win. */
     setenv("FI_OFI_RXM_BUFFER_SIZE", "4096", 0);
     setenv("FI_OFI_RXM_MSG_RX_SIZE", "128", 0);
+    /* A job on one host needs no network: tcp and sockets listen on the
+     * loopback interface only, unreachable from other hosts (they accept
+     * any connection unauthenticated; docs/reliability.md). The user's
+     * choice of interface wins. */
+    if (weft_rt.single_node) {
+        setenv("FI_TCP_IFACE", "lo", 0);
+        setenv("FI_SOCKETS_IFACE", "lo", 0);
+    }
     drop_infinipath_handlers();
     /* FI_PROVIDER="" would match no provider at all: treat it as unset. */
     const char *fi_prov = getenv("FI_PROVIDER");
@@ -442,6 +454,39 @@ static int open_scratch(struct weft_ofi_tx *tx, int warn)
         }                                                                         \
     } while (0)
 
+/* libfabric 1.17's shm provider creates its region as /dev/shm/<pid>:...
+ * with O_EXCL, and when that name exists it maps the existing file to see
+ * whether its owner is still alive. A file someone else planted there
+ * (empty, world-writable) then kills us with SIGBUS. /dev/shm is writable
+ * by every user, so refuse to start instead if a file named after our pid
+ * belongs to another user (docs/providers.md). Our own stale regions are
+ * left to the provider, which recovers them. */
+static void refuse_foreign_shm_files(void)
+{
+    if (strcmp(weft_ofi_provider_name(), "shm") != 0)
+        return;
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return;
+    char prefix[32];
+    int plen = snprintf(prefix, sizeof prefix, "%ld:", (long)getpid());
+    uid_t me = geteuid();
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (strncmp(e->d_name, prefix, (size_t)plen) != 0 ||
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid == me)
+            continue;
+        char name[300];
+        snprintf(name, sizeof name, "%s", e->d_name);
+        closedir(d);
+        weft_fatal("shmem_init", "/dev/shm/%s exists and belongs to user %ld, not to us: the "
+                   "libfabric shm provider would map it as this PE's region; refusing to start "
+                   "(someone else created it; see docs/providers.md)", name, (long)st.st_uid);
+    }
+    closedir(d);
+}
+
 int weft_ofi_tx_open(struct weft_ofi_tx *tx, struct fid_cq *cq, int warn)
 {
     struct fi_info *fi = weft_ofi.info;
@@ -453,6 +498,7 @@ int weft_ofi_tx_open(struct weft_ofi_tx *tx, struct fid_cq *cq, int warn)
     tx->cq = cq;
     TX_CHECK(fi_cntr_open(weft_ofi.domain, &ca, &tx->wcntr, NULL), "fi_cntr_open(write)");
     TX_CHECK(fi_cntr_open(weft_ofi.domain, &ca, &tx->rcntr, NULL), "fi_cntr_open(read)");
+    refuse_foreign_shm_files();
     /* The shm provider names its region after our PID; a region left by a
      * hard-killed process whose PID we now reuse makes fi_enable fail with
      * EBUSY once, after which the provider has removed it: retry
@@ -514,10 +560,37 @@ void weft_ofi_tx_close(struct weft_ofi_tx *tx)
         }                                                                         \
     } while (0)
 
+/* Every PE of the job reaches every PE directly (one host, the direct
+ * path on): nothing will ever go through libfabric, so it is not opened at
+ * all - no provider region in /dev/shm that a crash could leave behind, no
+ * listening socket. All PEs must agree, since a PE that used libfabric
+ * would need endpoints on the others. */
+static int all_pes_direct(void)
+{
+    if (!weft_onnode.all_direct || !weft_rt.single_node)
+        return 0;
+    int n = weft_rt.n_pes, mine = 1, ok = 1;
+    if (n == 1)
+        return 1;
+    int *all = malloc((size_t)n * sizeof *all);
+    if (!all || weft_boot_allgather("weft-direct", &mine, all, sizeof mine) != 0)
+        ok = 0;
+    for (int pe = 0; ok && pe < n; pe++)
+        ok = all[pe] == 1;
+    free(all);
+    return ok;
+}
+
 int weft_ofi_init(int thread_multiple)
 {
     memset(&weft_ofi, 0, sizeof weft_ofi);
     pthread_mutex_init(&weft_ofi.ctx_lock, NULL);
+    if (all_pes_direct()) {
+        weft_ofi.unused = 1;
+        weft_ofi.thread_multiple = thread_multiple; /* loads, stores and CPU atomics */
+        weft_debug("ofi: every PE is reached directly: libfabric is not opened");
+        return 0;
+    }
     int thread_on = 0;
     /* FI_THREAD_SAFE covers our progress thread and, under
      * SHMEM_THREAD_MULTIPLE, threads driving their contexts' endpoints at
@@ -693,8 +766,30 @@ int weft_ofi_init(int thread_multiple)
     return 0;
 }
 
+/* A PE leaving without finalize (non-zero exit, shmem_global_exit): close
+ * the default endpoint so that a provider with a named region (shm's
+ * /dev/shm/<pid>:...) removes it. No quiet, no barrier: the job is ending
+ * and the peers may be gone. */
+void weft_ofi_abandon(void)
+{
+    if (!weft_ofi.info || pthread_equal(pthread_self(), weft_ofi.thread) ||
+        __atomic_exchange_n(&weft_ofi.abandoned, 1, __ATOMIC_ACQ_REL))
+        return;
+    weft_ofi_thread_stop();
+    if (weft_ofi_tx0.ep) {
+        fi_close(&weft_ofi_tx0.ep->fid);
+        weft_ofi_tx0.ep = NULL;
+    }
+}
+
 void weft_ofi_fini(void)
 {
+    if (weft_ofi.unused) {
+        /* Finalize's synchronization (core/init.c) is this barrier. */
+        (void)weft_boot_barrier();
+        weft_ofi.unused = 0;
+        return;
+    }
     if (!weft_ofi.info)
         return;
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
@@ -780,7 +875,9 @@ void weft_ofi_describe(FILE *out)
 {
     struct fi_info *fi = weft_ofi.info;
     if (!fi) {
-        fprintf(out, "libfabric transport: not initialized\n");
+        fprintf(out, "libfabric transport: %s\n",
+                weft_ofi.unused ? "not opened (every PE is reached directly)"
+                                : "not initialized");
         return;
     }
     uint32_t v = fi->fabric_attr->prov_version;

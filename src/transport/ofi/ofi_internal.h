@@ -131,6 +131,8 @@ struct weft_ofi_state {
     int manual;         /* data or control progress is manual */
     int thread_safe;    /* domain opened FI_THREAD_SAFE */
     int thread_multiple; /* the runtime runs at SHMEM_THREAD_MULTIPLE */
+    int unused;          /* every PE is reached directly: libfabric not opened */
+    int abandoned;       /* weft_ofi_abandon ran */
     /* The provider applies RMA writes, atomics and sends from one endpoint
      * to one target in issue order (FI_ORDER_WAW | FI_ORDER_SAW), software
      * atomics leave from the issuing context's endpoint, and WEFT_FENCE

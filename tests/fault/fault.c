@@ -1,0 +1,186 @@
+/* fault: a weft program that misbehaves on purpose, for the fault-injection
+ * tests (tests/fault/CMakeLists.txt runs it under launch_check through
+ * oshrun and mpiexec.hydra). Every scenario but pass initializes and
+ * passes a barrier; then PE R (the last PE) misbehaves while the others do
+ * what the scenario says (launch_check finds a PE from outside by its
+ * PMI_RANK). Scenarios:
+ *
+ *   exit CODE          PE R calls exit(CODE) without shmem_finalize; the
+ *                      others enter shmem_barrier_all
+ *   finalize-alone     PE R calls shmem_finalize and returns 0; the others
+ *                      enter shmem_barrier_all
+ *   abort              PE R calls abort(); the others wait in barrier_all
+ *   global-exit CODE   PE R calls shmem_global_exit(CODE); the others wait
+ *   wait               every PE waits forever in shmem_int_wait_until
+ *                      (for signals and kills from outside)
+ *   spin               every PE computes forever without calling weft
+ *   mismatch           PE R enters shmem_barrier_all, the others a sum
+ *                      reduction on SHMEM_TEAM_WORLD (a hang)
+ *   stall              PE R waits for a flag nobody sets, the others in
+ *                      shmem_barrier_all (a hang)
+ *   pass               a short communicating run: a ring of puts checked,
+ *                      barriers, a reduction; exit 0 (the soak program)
+ *   listen             every TCP socket this PE listens on must be bound to
+ *                      the loopback address (a job on one host); prints how
+ *                      many it found, exits 1 naming any other address
+ *
+ * A scenario that ends in a way it must not (a barrier returning though a
+ * PE is gone) exits 92. */
+#include <shmem.h>
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int flag;
+static int ring[64];
+static int red_src, red_dst;
+
+static void block_in_wait(void)
+{
+    shmem_int_wait_until(&flag, SHMEM_CMP_EQ, 12345);
+}
+
+/* Inodes of the sockets this process holds. */
+static int my_socket(unsigned long inode)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int found = 0;
+    while (d && !found && (e = readdir(d)) != NULL) {
+        char path[300], link[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+        ssize_t n = readlink(path, link, sizeof link - 1);
+        unsigned long ino;
+        if (n > 0) {
+            link[n] = '\0';
+            found = sscanf(link, "socket:[%lu]", &ino) == 1 && ino == inode;
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Listening TCP sockets of this process (state 0A in /proc/net/tcp*). */
+static int run_listen(int me)
+{
+    static const char *const tables[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+    int listening = 0, bad = 0;
+    for (int t = 0; t < 2; t++) {
+        FILE *f = fopen(tables[t], "r");
+        char line[512];
+        while (f && fgets(line, sizeof line, f)) {
+            char local[64], remote[64];
+            unsigned state;
+            unsigned long inode;
+            if (sscanf(line, " %*d: %63s %63s %x %*s %*s %*s %*s %*s %lu", local, remote, &state,
+                       &inode) != 4 || state != 0x0A || !my_socket(inode))
+                continue;
+            listening++;
+            int loop4 = strncmp(local, "0100007F:", 9) == 0;
+            int loop6 = strncmp(local, "00000000000000000000000001000000:", 33) == 0;
+            if (!loop4 && !loop6) {
+                fprintf(stderr, "fault listen: PE %d listens on %s (not loopback)\n", me, local);
+                bad = 1;
+            }
+        }
+        if (f)
+            fclose(f);
+    }
+    shmem_barrier_all();
+    printf("fault listen: PE %d: %d listening socket(s)%s\n", me, listening,
+           bad ? "" : ", all on loopback");
+    shmem_finalize();
+    return bad;
+}
+
+static int run_pass(int me, int n)
+{
+    for (int it = 0; it < 20; it++) {
+        int v = me * 1000 + it;
+        shmem_int_p(&ring[it % 64], v, (me + 1) % n);
+        shmem_barrier_all();
+        int from = (me + n - 1) % n;
+        if (ring[it % 64] != from * 1000 + it) {
+            fprintf(stderr, "fault pass: PE %d: ring[%d] = %d, expected %d\n", me, it % 64,
+                    ring[it % 64], from * 1000 + it);
+            return 1;
+        }
+    }
+    red_src = me + 1;
+    shmem_int_sum_reduce(SHMEM_TEAM_WORLD, &red_dst, &red_src, 1);
+    if (red_dst != n * (n + 1) / 2) {
+        fprintf(stderr, "fault pass: PE %d: sum %d, expected %d\n", me, red_dst, n * (n + 1) / 2);
+        return 1;
+    }
+    shmem_finalize();
+    if (me == 0)
+        printf("fault pass: %d PE(s) OK\n", n);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const char *mode = argc > 1 ? argv[1] : "pass";
+    int code = argc > 2 ? atoi(argv[2]) : 0;
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int bad = n - 1;
+    if (strcmp(mode, "pass") == 0)
+        return run_pass(me, n);
+    if (strcmp(mode, "listen") == 0)
+        return run_listen(me);
+    shmem_barrier_all();
+    if (me == bad) /* launch_check --mark: the fault starts now */
+        fprintf(stderr, "fault: PE %d: scenario %s starts\n", me, mode);
+
+    if (strcmp(mode, "exit") == 0) {
+        if (me == bad)
+            exit(code);
+        shmem_barrier_all();
+    } else if (strcmp(mode, "finalize-alone") == 0) {
+        if (me == bad) {
+            shmem_finalize();
+            return 0;
+        }
+        shmem_barrier_all();
+    } else if (strcmp(mode, "abort") == 0) {
+        if (me == bad) {
+            signal(SIGABRT, SIG_DFL);
+            abort();
+        }
+        shmem_barrier_all();
+    } else if (strcmp(mode, "global-exit") == 0) {
+        if (me == bad)
+            shmem_global_exit(code);
+        block_in_wait();
+    } else if (strcmp(mode, "wait") == 0) {
+        block_in_wait();
+    } else if (strcmp(mode, "spin") == 0) {
+        volatile unsigned long x = 0;
+        for (;;)
+            x++;
+    } else if (strcmp(mode, "mismatch") == 0) {
+        if (me == bad) {
+            shmem_barrier_all();
+        } else {
+            red_src = 1;
+            shmem_int_sum_reduce(SHMEM_TEAM_WORLD, &red_dst, &red_src, 1);
+        }
+    } else if (strcmp(mode, "stall") == 0) {
+        if (me == bad)
+            block_in_wait();
+        else
+            shmem_barrier_all();
+    } else {
+        fprintf(stderr, "fault: unknown scenario '%s'\n", mode);
+        return 2;
+    }
+    fprintf(stderr, "fault: PE %d: scenario '%s' went on though it must not\n", me, mode);
+    return 92;
+}
