@@ -1,0 +1,308 @@
+/* am.c owns the active-message engine (see am.h): the on-node channels in
+ * the symmetric heap, their send and poll, and the adapter that carries
+ * engine messages through libfabric's message layer (ofi_msg.c). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../transport/ofi/ofi_msg.h"
+#include "../transport/transport.h"
+#include "am.h"
+
+/* One slot: the header on the first two cache lines, then the Medium
+ * payload. seq is the ready flag of a bounded multi-producer ring: the
+ * producer claiming position p waits for seq == p (slot free for this lap),
+ * writes, then stores p + 1; the consumer at p waits for p + 1, runs the
+ * handler, then stores p + RING (free for the next lap). So threads of one
+ * PE can share a channel, and no flag is ever reset by the other side. */
+struct ame_slot {
+    uint64_t seq;
+    uint8_t handler, kind, nargs, reply;
+    uint32_t len;
+    uint64_t dest_off;
+    int32_t args[WEFT_AME_MAX_ARGS];
+    char pad[128 - 88];
+    char payload[WEFT_AME_MAX_MEDIUM];
+};
+_Static_assert(sizeof(struct ame_slot) == 128 + WEFT_AME_MAX_MEDIUM, "slot layout");
+
+struct ame_chan {
+    struct ame_slot req[WEFT_AME_REQ_SLOTS];
+    struct ame_slot rep[WEFT_AME_REP_SLOTS];
+};
+
+/* A receiver's area: the message-exists word on a line of its own, then
+ * one channel per PE of the job (indexed by sender). */
+struct ame_area {
+    uint64_t exists;
+    char pad[4096 - 8];
+    struct ame_chan chan[];
+};
+
+/* Sender- and receiver-private positions, one cache line per peer so the
+ * threads of a PAR program sending to different peers do not share lines. */
+struct ame_pos {
+    uint64_t head[2]; /* next position to claim at that receiver: [0] req, [1] rep */
+    uint64_t tail[2]; /* next position to consume from that sender */
+    char pad[32];
+};
+
+static struct {
+    struct ame_area *mine;   /* this PE's area */
+    struct ame_area **peer;  /* [pe]: pe's area in this process, or NULL */
+    uint64_t area_off;       /* heap offset of every PE's area */
+    struct ame_pos *pos;     /* [pe] */
+    int *senders;            /* PEs that write to my channels */
+    int n_senders;
+    int threaded;
+    int busy[2];             /* a thread drains requests [0] / replies [1] */
+    struct weft_ofi_tx *tx;  /* Long payloads through libfabric */
+    pthread_mutex_t tx_lock;
+    int up;
+} ame = {.tx_lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* The libfabric message layer's handler id carrying engine messages. */
+#define AME_OFI_HANDLER WEFT_AM_H_ENGINE
+
+/* ---- through libfabric ---------------------------------------------------
+ * Message: args[0] = handler | kind << 8 | reply << 10 | nargs << 16 |
+ * len << 32; args[1] = dest_off (Long); then the 32-bit arguments packed two
+ * per word. */
+_Static_assert(2 + WEFT_AME_MAX_ARGS / 2 <= WEFT_AM_MAX_ARGS, "ofi message arguments");
+_Static_assert(WEFT_AME_MAX_MEDIUM <= WEFT_AM_MAX_PAYLOAD, "ofi message payload");
+
+static void ofi_handler(int src, const uint64_t *args, int nargs, const void *payload,
+                        size_t len)
+{
+    int32_t a[WEFT_AME_MAX_ARGS];
+    uint64_t w = args[0];
+    struct weft_ame_in m = {.src = src,
+                            .handler = (unsigned)(w & 0xff),
+                            .kind = (unsigned)((w >> 8) & 3),
+                            .reply = (int)((w >> 10) & 1),
+                            .nargs = (int)((w >> 16) & 0xff),
+                            .args = a};
+    if (m.nargs > WEFT_AME_MAX_ARGS || nargs < 2 + (m.nargs + 1) / 2)
+        weft_fatal("gasnet_AMPoll", "malformed active message from node %d", src);
+    memcpy(a, args + 2, (size_t)m.nargs * sizeof(int32_t));
+    if (m.kind == WEFT_AME_LONG) {
+        m.payload = weft_rt.seg[WEFT_SEG_HEAP].base + args[1];
+        m.len = (size_t)(w >> 32);
+    } else {
+        m.payload = (void *)(uintptr_t)payload;
+        m.len = len;
+    }
+    weft_gn_deliver(&m);
+}
+
+static void ofi_send(int pe, const struct weft_ame_out *m)
+{
+    uint64_t w[2 + WEFT_AME_MAX_ARGS / 2];
+    if (m->kind == WEFT_AME_LONG && m->len) {
+        /* The payload is at the target before the header leaves: a put on
+         * the engine's own context, completed remotely by its quiet. */
+        pthread_mutex_lock(&ame.tx_lock);
+        weft_ofi_put(ame.tx, WEFT_SEG_HEAP, m->dest_off, m->payload, m->len, pe);
+        weft_ofi_quiet(ame.tx);
+        pthread_mutex_unlock(&ame.tx_lock);
+    }
+    uint64_t len = m->kind == WEFT_AME_LONG ? m->len : 0;
+    w[0] = (uint64_t)m->handler | (uint64_t)m->kind << 8 | (uint64_t)(m->reply != 0) << 10 |
+           (uint64_t)m->nargs << 16 | len << 32;
+    w[1] = m->dest_off;
+    memset(w + 2, 0, sizeof w - 2 * sizeof(uint64_t));
+    memcpy(w + 2, m->args, (size_t)m->nargs * sizeof(int32_t));
+    int nw = 2 + (m->nargs + 1) / 2;
+    if (m->kind == WEFT_AME_MEDIUM)
+        weft_am_send(pe, AME_OFI_HANDLER, w, nw, m->payload, m->len);
+    else
+        weft_am_send(pe, AME_OFI_HANDLER, w, nw, NULL, 0);
+}
+
+/* ---- on-node -------------------------------------------------------------- */
+
+int weft_ame_onnode(int pe) { return ame.peer[pe] != NULL; }
+
+static void wait_slot(const char *call, struct ame_slot *s, uint64_t p, int reply)
+{
+    unsigned spins = 0;
+    while (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != p) {
+        /* From a handler only replies may run (they never send); elsewhere
+         * everything, so our own full ring to ourselves drains too. */
+        if (reply)
+            weft_ame_poll_onnode(1);
+        else
+            weft_ame_poll_onnode(0);
+        weft_poll_yield(&spins);
+        (void)call;
+    }
+}
+
+static void onnode_send(const char *call, int pe, const struct weft_ame_out *m)
+{
+    struct ame_chan *c = &ame.peer[pe]->chan[weft_rt.my_pe];
+    int r = m->reply != 0;
+    uint64_t *head = &ame.pos[pe].head[r];
+    uint64_t p = ame.threaded ? __atomic_fetch_add(head, 1, __ATOMIC_RELAXED) : (*head)++;
+    struct ame_slot *s = r ? &c->rep[p % WEFT_AME_REP_SLOTS] : &c->req[p % WEFT_AME_REQ_SLOTS];
+    if (WEFT_UNLIKELY(__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != p))
+        wait_slot(call, s, p, r);
+    s->handler = (uint8_t)m->handler;
+    s->kind = (uint8_t)m->kind;
+    s->nargs = (uint8_t)m->nargs;
+    s->reply = (uint8_t)r;
+    s->len = (uint32_t)m->len;
+    for (int i = 0; i < m->nargs; i++)
+        s->args[i] = m->args[i];
+    if (m->kind == WEFT_AME_MEDIUM) {
+        memcpy(s->payload, m->payload, m->len);
+    } else if (m->kind == WEFT_AME_LONG) {
+        s->dest_off = m->dest_off;
+        memcpy(weft_onnode_addr(WEFT_SEG_HEAP, m->dest_off, pe), m->payload, m->len);
+    }
+    __atomic_store_n(&s->seq, p + 1, __ATOMIC_RELEASE);
+    /* Unconditionally: testing it first would let the receiver clear it
+     * between our test and our slot becoming visible (store-load order). */
+    __atomic_store_n(&ame.peer[pe]->exists, 1, __ATOMIC_RELEASE);
+}
+
+void weft_ame_send(const char *call, int pe, const struct weft_ame_out *m)
+{
+    if (WEFT_LIKELY(ame.peer[pe] != NULL))
+        onnode_send(call, pe, m);
+    else
+        ofi_send(pe, m);
+}
+
+/* Run what is ready in one ring of one sender. */
+static int drain_ring(int src, struct ame_slot *ring, unsigned nslots, uint64_t *tail)
+{
+    int n = 0;
+    for (;;) {
+        uint64_t p = *tail;
+        struct ame_slot *s = &ring[p % nslots];
+        if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != p + 1)
+            return n;
+        struct weft_ame_in in = {.src = src,
+                                 .handler = s->handler,
+                                 .kind = s->kind,
+                                 .reply = s->reply,
+                                 .nargs = s->nargs,
+                                 .args = s->args,
+                                 .len = s->len};
+        if (s->kind == WEFT_AME_LONG)
+            in.payload = weft_rt.seg[WEFT_SEG_HEAP].base + s->dest_off;
+        else
+            in.payload = s->payload;
+        *tail = p + 1;
+        weft_gn_deliver(&in);
+        __atomic_store_n(&s->seq, p + nslots, __ATOMIC_RELEASE);
+        n++;
+    }
+}
+
+static int drain(int which)
+{
+    if (__atomic_exchange_n(&ame.busy[which], 1, __ATOMIC_ACQUIRE)) {
+        /* Another thread drains: make sure someone looks again. */
+        __atomic_store_n(&ame.mine->exists, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
+    int n = 0;
+    for (int i = 0; i < ame.n_senders; i++) {
+        int src = ame.senders[i];
+        struct ame_chan *c = &ame.mine->chan[src];
+        if (which)
+            n += drain_ring(src, c->rep, WEFT_AME_REP_SLOTS, &ame.pos[src].tail[1]);
+        else
+            n += drain_ring(src, c->req, WEFT_AME_REQ_SLOTS, &ame.pos[src].tail[0]);
+    }
+    __atomic_store_n(&ame.busy[which], 0, __ATOMIC_RELEASE);
+    return n;
+}
+
+int weft_ame_poll_onnode(int replies_only)
+{
+    struct ame_area *a = ame.mine;
+    if (!a || !__atomic_load_n(&a->exists, __ATOMIC_RELAXED))
+        return 0;
+    /* Clear first: a message published after this exchange sets it again,
+     * and one published before it is seen by the scan below. */
+    __atomic_exchange_n(&a->exists, 0, __ATOMIC_ACQ_REL);
+    int n = drain(1);
+    if (replies_only) {
+        /* Requests stay for a poll outside the handler. */
+        __atomic_store_n(&a->exists, 1, __ATOMIC_RELAXED);
+        return n;
+    }
+    return n + drain(0);
+}
+
+void weft_ame_poll(void)
+{
+    weft_ame_poll_onnode(0);
+    weft_tx_progress();
+}
+
+/* ---- setup ------------------------------------------------------------------ */
+
+void weft_ame_init(int threaded)
+{
+    int n = weft_rt.n_pes;
+    size_t area = sizeof(struct ame_area) + (size_t)n * sizeof(struct ame_chan);
+    ame.threaded = threaded;
+    ame.peer = calloc((size_t)n, sizeof *ame.peer);
+    ame.pos = calloc((size_t)n, sizeof *ame.pos);
+    ame.senders = calloc((size_t)n, sizeof *ame.senders);
+    if (!ame.peer || !ame.pos || !ame.senders)
+        weft_fatal("gasnet_init", "out of memory for the active-message engine");
+    /* Every PE allocates the same size in the same order: same offset. */
+    ame.mine = weft_heap_alloc(4096, area);
+    if (!ame.mine)
+        weft_fatal("gasnet_init",
+                   "the symmetric heap has no room for the active-message channels (%zu bytes); "
+                   "raise SHMEM_SYMMETRIC_SIZE",
+                   area);
+    ame.area_off = (uint64_t)((char *)ame.mine - weft_rt.seg[WEFT_SEG_HEAP].base);
+    ame.mine->exists = 0;
+    ame.n_senders = 0;
+    for (int pe = 0; pe < n; pe++) {
+        char *b = weft_onnode_addr(WEFT_SEG_HEAP, ame.area_off, pe);
+        ame.peer[pe] = (struct ame_area *)(void *)b;
+        if (b)
+            ame.senders[ame.n_senders++] = pe;
+        struct ame_chan *c = &ame.mine->chan[pe];
+        for (unsigned i = 0; i < WEFT_AME_REQ_SLOTS; i++)
+            c->req[i].seq = i;
+        for (unsigned i = 0; i < WEFT_AME_REP_SLOTS; i++)
+            c->rep[i].seq = i;
+    }
+    weft_am_register(AME_OFI_HANDLER, ofi_handler);
+    if (!weft_onnode.all_direct) {
+        int own;
+        ame.tx = weft_ofi_ctx_tx_create(1, &own);
+        if (!ame.tx)
+            ame.tx = &weft_ofi_tx0;
+    }
+    ame.up = 1;
+    /* Peers write into our channels only after every PE initialized them. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    weft_barrier_all_internal();
+}
+
+void weft_ame_fini(void)
+{
+    if (!ame.up)
+        return;
+    if (ame.tx && ame.tx != &weft_ofi_tx0)
+        weft_ofi_ctx_tx_destroy(ame.tx);
+    ame.tx = NULL;
+    free(ame.peer);
+    free(ame.pos);
+    free(ame.senders);
+    ame.peer = NULL;
+    ame.pos = NULL;
+    ame.senders = NULL;
+    ame.mine = NULL;
+    ame.up = 0;
+}
