@@ -95,9 +95,68 @@ static void ofi_handler(int src, const uint64_t *args, int nargs, const void *pa
     weft_gn_deliver(&m);
 }
 
+/* A Long reply from a handler running inside the libfabric poll cannot
+ * wait for its payload's remote completion there (the poll holds the
+ * progress lock, and the target may be this PE or one waiting for us in
+ * turn): it is copied and sent by the next poll outside handlers. */
+struct ame_deferred {
+    struct ame_deferred *next;
+    int pe;
+    int32_t args[WEFT_AME_MAX_ARGS];
+    struct weft_ame_out m;
+    char payload[];
+};
+static struct ame_deferred *deferred_head, **deferred_tail = &deferred_head;
+static int n_deferred;
+static pthread_mutex_t deferred_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void defer(int pe, const struct weft_ame_out *m)
+{
+    struct ame_deferred *d = malloc(sizeof *d + m->len);
+    if (!d)
+        weft_fatal("gasnet_AMReplyLong", "out of memory deferring a reply of %zu bytes", m->len);
+    d->next = NULL;
+    d->pe = pe;
+    d->m = *m;
+    memcpy(d->args, m->args, (size_t)m->nargs * sizeof(int32_t));
+    memcpy(d->payload, m->payload, m->len);
+    d->m.args = d->args;
+    d->m.payload = d->payload;
+    pthread_mutex_lock(&deferred_lock); /* not tx_lock: a send holding it may poll */
+    *deferred_tail = d;
+    deferred_tail = &d->next;
+    __atomic_add_fetch(&n_deferred, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&deferred_lock);
+}
+
+static void ofi_send(int pe, const struct weft_ame_out *m);
+
+static void flush_deferred(void)
+{
+    while (__atomic_load_n(&n_deferred, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&deferred_lock);
+        struct ame_deferred *d = deferred_head;
+        if (d) {
+            deferred_head = d->next;
+            if (!deferred_head)
+                deferred_tail = &deferred_head;
+            __atomic_sub_fetch(&n_deferred, 1, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&deferred_lock);
+        if (!d)
+            return;
+        ofi_send(d->pe, &d->m);
+        free(d);
+    }
+}
+
 static void ofi_send(int pe, const struct weft_ame_out *m)
 {
     uint64_t w[2 + WEFT_AME_MAX_ARGS / 2];
+    if (m->kind == WEFT_AME_LONG && m->len && weft_am_in_handler()) {
+        defer(pe, m);
+        return;
+    }
     if (m->kind == WEFT_AME_LONG && m->len) {
         /* The payload is at the target before the header leaves: a put on
          * the engine's own context, completed remotely by its quiet. */
@@ -242,6 +301,8 @@ void weft_ame_poll(void)
 {
     weft_ame_poll_onnode(0);
     weft_tx_progress();
+    if (WEFT_UNLIKELY(n_deferred) && !weft_am_in_handler())
+        flush_deferred();
 }
 
 /* ---- setup ------------------------------------------------------------------ */
@@ -305,4 +366,10 @@ void weft_ame_fini(void)
     ame.senders = NULL;
     ame.mine = NULL;
     ame.up = 0;
+}
+
+void weft_ame_flush(void)
+{
+    if (WEFT_UNLIKELY(__atomic_load_n(&n_deferred, __ATOMIC_ACQUIRE)) && !weft_am_in_handler())
+        flush_deferred();
 }

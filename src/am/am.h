@@ -81,6 +81,10 @@ int weft_ame_poll_onnode(int replies_only);
 /* The engine's whole poll: on-node channels, then libfabric progress. */
 void weft_ame_poll(void);
 
+/* Send what handlers inside the libfabric poll had to defer (Long
+ * replies through libfabric). Called by polls outside handlers. */
+void weft_ame_flush(void);
+
 /* Implemented by the consumer (src/gasnet/core.c). */
 void weft_gn_deliver(const struct weft_ame_in *m);
 

@@ -397,6 +397,7 @@ void weft_gasnet_poll_wait(unsigned *spins)
     weft_gn_check_blocking("GASNET_BLOCKUNTIL");
     if (weft_ame_poll_onnode(0))
         *spins = 0;
+    weft_ame_flush();
     weft_poll_yield(spins); /* progresses libfabric, yields after a while */
 }
 
