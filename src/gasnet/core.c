@@ -57,6 +57,12 @@ void weft_gn_fail_in_handler(const char *call)
                      "send a request (a handler may only reply, once)");
 }
 
+void weft_gn_fail_node(const char *call, const char *arg, gasnet_node_t node)
+{
+    weft_fatal(call, "argument %s=%u out of range (gasnet_nodes() = %d)", arg, (unsigned)node,
+               weft_rt.n_pes);
+}
+
 void weft_gn_fail_segment(const char *call, const char *arg, int node, const void *addr,
                           size_t len)
 {
@@ -290,8 +296,7 @@ static int am_send(const char *call, gasnet_token_t tok, gasnet_node_t dest, gas
         if (WEFT_UNLIKELY(weft_gn_cur != NULL))
             weft_gn_fail_in_handler(call);
         if (WEFT_UNLIKELY(dest >= (gasnet_node_t)weft_rt.n_pes))
-            weft_fatal(call, "argument dest=%u out of range (gasnet_nodes() = %d)",
-                       (unsigned)dest, weft_rt.n_pes);
+            weft_gn_fail_node(call, "dest", dest);
     }
     if (WEFT_UNLIKELY(!weft_gn.handlers[h]))
         weft_fatal(call, "argument handler=%u is not registered (gasnet_attach's table)",

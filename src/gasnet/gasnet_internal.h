@@ -38,6 +38,7 @@ extern __thread struct weft_gasnet_token *weft_gn_cur __attribute__((tls_model("
 
 WEFT_NORETURN void weft_gn_fail_attach(const char *call);
 WEFT_NORETURN void weft_gn_fail_in_handler(const char *call);
+WEFT_NORETURN void weft_gn_fail_node(const char *call, const char *arg, gasnet_node_t node);
 WEFT_NORETURN void weft_gn_fail_segment(const char *call, const char *arg, int node,
                                         const void *addr, size_t len);
 
@@ -46,7 +47,7 @@ static inline void weft_gn_check(const char *call, gasnet_node_t node)
     if (WEFT_UNLIKELY(!weft_gn.attached))
         weft_gn_fail_attach(call);
     if (WEFT_UNLIKELY(node >= (gasnet_node_t)weft_rt.n_pes))
-        weft_fail_pe(call, (int)node);
+        weft_gn_fail_node(call, "node", node);
 }
 
 /* Heap offset of [addr, addr + len) in node's segment, or the job ends. */

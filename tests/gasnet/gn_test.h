@@ -50,7 +50,7 @@ static void gt_watchdog(int sig)
     _exit(3);
 }
 
-static void gt_start(const char *name, int *argc, char ***argv, gasnet_handlerentry_t *table,
+static inline void gt_start(const char *name, int *argc, char ***argv, gasnet_handlerentry_t *table,
                      int n, uintptr_t segsize)
 {
     gt_name = name;
@@ -65,7 +65,7 @@ static void gt_start(const char *name, int *argc, char ***argv, gasnet_handleren
     GT_CHECK(gasnet_getSegmentInfo(gt_seg, gt_n) == GASNET_OK, "getSegmentInfo");
 }
 
-static void gt_finish(void)
+static inline void gt_finish(void)
 {
     GT_PHASE("finish");
     GT_CHECK(gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS) == GASNET_OK, "final barrier");
