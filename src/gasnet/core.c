@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gasnet_internal.h"
 #include "weft_gasnet_dispatch.h"
@@ -121,6 +122,8 @@ uintptr_t weft_gasnet_getMaxGlobalSegmentSize(void)
     return max_segment();
 }
 
+static void exit_handler(gasnet_token_t tok, gasnet_handlerarg_t code);
+
 static void register_handler(int index, void (*fn)(), const char *what)
 {
     if (weft_gn.handlers[index])
@@ -163,6 +166,7 @@ int weft_gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t s
      * highest free index, in table order, the same on every node. */
     memset(weft_gn.handlers, 0, sizeof weft_gn.handlers);
     register_handler(WEFT_GN_H_BARRIER, (void (*)())weft_gn_barrier_handler, "weft barrier");
+    register_handler(WEFT_GN_H_EXIT, (void (*)())exit_handler, "weft exit");
     for (int i = 0; i < numentries; i++) {
         if (!table[i].fnptr)
             weft_fatal("gasnet_attach", "argument table[%d].fnptr is NULL", i);
@@ -244,8 +248,50 @@ gasnet_node_t weft_gasnet_nodes(void)
 /* The launcher gives every PE the environment of oshrun. */
 char *weft_gasnet_getenv(const char *s) { return s ? getenv(s) : NULL; }
 
-/* Ends the whole job with exitcode; the first node's code wins. */
-void weft_gasnet_exit(int exitcode) { weft_runtime_global_exit(exitcode); }
+/* gasnet_exit ends the whole job. When every node calls it (the usual end
+ * of a program) they finalize together and each exits with its own code,
+ * quietly; a node that calls it alone waits a moment for the others, then
+ * takes the job down through the launcher with its code. */
+#define EXIT_WAIT_NS 2000000000LL
+static int exits_seen;
+static void exit_handler(gasnet_token_t tok, gasnet_handlerarg_t code)
+{
+    (void)tok;
+    (void)code;
+    __atomic_add_fetch(&exits_seen, 1, __ATOMIC_RELEASE);
+}
+
+void weft_gasnet_exit(int exitcode)
+{
+    fflush(stdout);
+    fflush(stderr);
+    if (!weft_gn.attached || weft_gn_cur)
+        weft_runtime_global_exit(exitcode);
+    int n = weft_rt.n_pes;
+    for (int pe = 0; pe < n; pe++) {
+        if (pe == weft_rt.my_pe)
+            continue;
+        int32_t a[1] = {exitcode};
+        struct weft_ame_out m = {WEFT_GN_H_EXIT, WEFT_AME_SHORT, 0, 1, a, NULL, 0, 0};
+        weft_ame_send("gasnet_exit", pe, &m);
+    }
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    unsigned spins = 0;
+    while (__atomic_load_n(&exits_seen, __ATOMIC_ACQUIRE) < n - 1) {
+        weft_ame_poll_onnode(0);
+        weft_ame_flush();
+        weft_poll_yield(&spins);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) > EXIT_WAIT_NS)
+            weft_runtime_global_exit(exitcode);
+    }
+    weft_tx_quiet(&weft_ctx_default);
+    weft_barrier_all_internal(); /* nobody sends to us any more */
+    weft_ame_fini();
+    weft_gn.attached = 0;
+    exit(exitcode); /* finalizes weft at exit */
+}
 
 /* ---- active messages ----------------------------------------------------------- */
 

@@ -16,6 +16,7 @@
 
 #define WEFT_GN_MAX_LONG ((size_t)4 << 20) /* AMMaxLongRequest/Reply on every path */
 #define WEFT_GN_H_BARRIER 1                 /* internal handler indexes: 1..127 */
+#define WEFT_GN_H_EXIT 2
 
 struct weft_gasnet_token {
     int src;

@@ -1,6 +1,7 @@
 /* bad_args.c <mode>: one misuse of GASNet per mode; each must end the whole
  * job with a message naming the call and the argument (EXPECT_FAIL_REGEX in
- * CMakeLists.txt). */
+ * CMakeLists.txt). exit-one / exit-all: gasnet_exit's status, from one node
+ * while the others block, and from every node. */
 #include "gn_test.h"
 
 static const char *mode;
@@ -44,6 +45,14 @@ int main(int argc, char **argv)
         gasnet_AMRequestShort0(gasnet_mynode(), 200);
         for (;;)
             gasnet_AMPoll();
+    } else if (!strcmp(mode, "exit-one")) {
+        /* One node ends the job while the others wait in a barrier. */
+        if (gt_me == 0)
+            gasnet_exit(5);
+        gasnet_barrier(0, 0);
+    } else if (!strcmp(mode, "exit-all")) {
+        gasnet_barrier(0, 0);
+        gasnet_exit(3);
     } else if (!strcmp(mode, "double-notify")) {
         gasnet_barrier_notify(1, 0);
         gasnet_barrier_notify(1, 0);
