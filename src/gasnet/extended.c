@@ -13,10 +13,11 @@
 
 #include "gasnet_internal.h"
 
-static struct weft_gasnet_op {
+struct weft_gasnet_op {
     int unused;
-} pending_op;
-#define PENDING (&pending_op)
+};
+struct weft_gasnet_op weft_gn_pending_op;
+#define PENDING (&weft_gn_pending_op)
 
 /* Inside an access region: whether a libfabric operation joined it. */
 static __thread int region_open, region_pending;
@@ -57,7 +58,7 @@ void weft_gasnet_get_bulk(void *dest, gasnet_node_t node, void *src, size_t nbyt
 
 /* Non-blocking put: the non-bulk form may reuse src on return, so it is a
  * blocking put (complete locally) whose remote completion is the handle. */
-static gasnet_handle_t put_nb(const char *call, gasnet_node_t node, void *dest, void *src,
+gasnet_handle_t weft_gn_put_nb(const char *call, gasnet_node_t node, void *dest, void *src,
                               size_t nbytes, int bulk)
 {
     weft_gn_check(call, node);
@@ -72,7 +73,7 @@ static gasnet_handle_t put_nb(const char *call, gasnet_node_t node, void *dest, 
         weft_ofi_put(ctx()->ofi, WEFT_SEG_HEAP, off, src, nbytes, (int)node);
     return PENDING;
 }
-static gasnet_handle_t get_nb(const char *call, void *dest, gasnet_node_t node, void *src,
+gasnet_handle_t weft_gn_get_nb(const char *call, void *dest, gasnet_node_t node, void *src,
                               size_t nbytes)
 {
     weft_gn_check(call, node);
@@ -87,44 +88,43 @@ static gasnet_handle_t get_nb(const char *call, void *dest, gasnet_node_t node, 
 
 gasnet_handle_t weft_gasnet_put_nb(gasnet_node_t node, void *dest, void *src, size_t nbytes)
 {
-    return put_nb("gasnet_put_nb", node, dest, src, nbytes, 0);
+    return weft_gn_put_nb("gasnet_put_nb", node, dest, src, nbytes, 0);
 }
 gasnet_handle_t weft_gasnet_put_nb_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes)
 {
-    return put_nb("gasnet_put_nb_bulk", node, dest, src, nbytes, 1);
+    return weft_gn_put_nb("gasnet_put_nb_bulk", node, dest, src, nbytes, 1);
 }
 gasnet_handle_t weft_gasnet_get_nb(void *dest, gasnet_node_t node, void *src, size_t nbytes)
 {
-    return get_nb("gasnet_get_nb", dest, node, src, nbytes);
+    return weft_gn_get_nb("gasnet_get_nb", dest, node, src, nbytes);
 }
 gasnet_handle_t weft_gasnet_get_nb_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes)
 {
-    return get_nb("gasnet_get_nb_bulk", dest, node, src, nbytes);
+    return weft_gn_get_nb("gasnet_get_nb_bulk", dest, node, src, nbytes);
 }
 
 /* Implicit-handle forms: the same operations, synced by the nbi syncs (or
  * by the handle of the access region they were issued in). */
-static void note_region(const char *call, gasnet_handle_t h)
+void weft_gn_note_region(gasnet_handle_t h)
 {
-    (void)call;
     if (region_open && h)
         region_pending = 1;
 }
 void weft_gasnet_put_nbi(gasnet_node_t node, void *dest, void *src, size_t nbytes)
 {
-    note_region("gasnet_put_nbi", put_nb("gasnet_put_nbi", node, dest, src, nbytes, 0));
+    weft_gn_note_region(weft_gn_put_nb("gasnet_put_nbi", node, dest, src, nbytes, 0));
 }
 void weft_gasnet_put_nbi_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes)
 {
-    note_region("gasnet_put_nbi_bulk", put_nb("gasnet_put_nbi_bulk", node, dest, src, nbytes, 1));
+    weft_gn_note_region(weft_gn_put_nb("gasnet_put_nbi_bulk", node, dest, src, nbytes, 1));
 }
 void weft_gasnet_get_nbi(void *dest, gasnet_node_t node, void *src, size_t nbytes)
 {
-    note_region("gasnet_get_nbi", get_nb("gasnet_get_nbi", dest, node, src, nbytes));
+    weft_gn_note_region(weft_gn_get_nb("gasnet_get_nbi", dest, node, src, nbytes));
 }
 void weft_gasnet_get_nbi_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes)
 {
-    note_region("gasnet_get_nbi_bulk", get_nb("gasnet_get_nbi_bulk", dest, node, src, nbytes));
+    weft_gn_note_region(weft_gn_get_nb("gasnet_get_nbi_bulk", dest, node, src, nbytes));
 }
 
 /* ---- synchronization ------------------------------------------------------------ */
@@ -308,5 +308,5 @@ gasnet_handle_t weft_gasnet_memset_nb(gasnet_node_t node, void *dest, int val, s
 }
 void weft_gasnet_memset_nbi(gasnet_node_t node, void *dest, int val, size_t nbytes)
 {
-    note_region("gasnet_memset_nbi", do_memset("gasnet_memset_nbi", node, dest, val, nbytes));
+    weft_gn_note_region(do_memset("gasnet_memset_nbi", node, dest, val, nbytes));
 }

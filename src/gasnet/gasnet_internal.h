@@ -71,6 +71,15 @@ static inline void weft_gn_check_blocking(const char *call)
         weft_gn_fail_in_handler(call);
 }
 
+/* extended.c: one put (bulk: src kept until sync) or get, giving
+ * GASNET_INVALID_HANDLE when complete on return, else a handle the next
+ * quiet completes; and the open access region's bookkeeping. */
+gasnet_handle_t weft_gn_put_nb(const char *call, gasnet_node_t node, void *dest, void *src,
+                               size_t nbytes, int bulk);
+gasnet_handle_t weft_gn_get_nb(const char *call, void *dest, gasnet_node_t node, void *src,
+                               size_t nbytes);
+void weft_gn_note_region(gasnet_handle_t h);
+
 void weft_gn_barrier_handler(gasnet_token_t tok, gasnet_handlerarg_t phase,
                              gasnet_handlerarg_t round, gasnet_handlerarg_t flags,
                              gasnet_handlerarg_t id);

@@ -2,6 +2,8 @@
  * job with a message naming the call and the argument (EXPECT_FAIL_REGEX in
  * CMakeLists.txt). exit-one / exit-all: gasnet_exit's status, from one node
  * while the others block, and from every node. */
+#include <gasnet_vis.h>
+
 #include "gn_test.h"
 
 static const char *mode;
@@ -53,6 +55,9 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "exit-all")) {
         gasnet_barrier(0, 0);
         gasnet_exit(3);
+    } else if (!strcmp(mode, "vis-shape")) {
+        gasnet_memvec_t d = {seg1, 8}, s = {local, 16};
+        gasnet_putv_bulk((gasnet_node_t)gt_n - 1, 1, &d, 1, &s);
     } else if (!strcmp(mode, "double-notify")) {
         gasnet_barrier_notify(1, 0);
         gasnet_barrier_notify(1, 0);
