@@ -25,9 +25,22 @@ function(weft_gasnet_arity public_out internal_out)
       string(APPEND types ", gasnet_handlerarg_t")
       string(APPEND values ", a[${i}]")
     endif()
+    # Short requests in C pass their arguments as an array (no va_list on
+    # the hottest call); C++ has no compound literals and takes the M form.
+    if(n EQUAL 0)
+      set(array "(const gasnet_handlerarg_t *)0")
+    else()
+      string(SUBSTRING "${casts}" 2 -1 list)
+      set(array "(const gasnet_handlerarg_t[]){${list}}")
+    endif()
     string(APPEND pub
+      "#ifdef __cplusplus\n"
       "#define gasnet_AMRequestShort${n}(dest, h${params}) "
       "weft_gasnet_AMRequestShortM((dest), (h), ${n}${casts})\n"
+      "#else\n"
+      "#define gasnet_AMRequestShort${n}(dest, h${params}) "
+      "weft_gasnet_AMRequestShortA((dest), (h), ${n}, ${array})\n"
+      "#endif\n"
       "#define gasnet_AMRequestMedium${n}(dest, h, src, nbytes${params}) "
       "weft_gasnet_AMRequestMediumM((dest), (h), (src), (nbytes), ${n}${casts})\n"
       "#define gasnet_AMRequestLong${n}(dest, h, src, nbytes, daddr${params}) "

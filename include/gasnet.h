@@ -111,6 +111,9 @@ const char *weft_gasnet_ErrorName(int errval);
 const char *weft_gasnet_ErrorDesc(int errval);
 
 int weft_gasnet_AMRequestShortM(gasnet_node_t dest, gasnet_handler_t h, int numargs, ...);
+/* The fixed-arity Short requests' entry (arguments as an array). */
+int weft_gasnet_AMRequestShortA(gasnet_node_t dest, gasnet_handler_t h, int numargs,
+                                const gasnet_handlerarg_t *args);
 int weft_gasnet_AMRequestMediumM(gasnet_node_t dest, gasnet_handler_t h, void *src,
                                  size_t nbytes, int numargs, ...);
 int weft_gasnet_AMRequestLongM(gasnet_node_t dest, gasnet_handler_t h, void *src,

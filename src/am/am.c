@@ -9,57 +9,20 @@
 #include "../transport/transport.h"
 #include "am.h"
 
-/* One slot: the header on the first two cache lines, then the Medium
- * payload. seq is the ready flag of a bounded multi-producer ring: the
- * producer claiming position p waits for seq == p (slot free for this lap),
- * writes, then stores p + 1; the consumer at p waits for p + 1, runs the
- * handler, then stores p + RING (free for the next lap). So threads of one
- * PE can share a channel, and no flag is ever reset by the other side. */
-struct ame_slot {
-    uint64_t seq;
-    uint8_t handler, kind, nargs, reply;
-    uint32_t len;
-    uint64_t dest_off;
-    int32_t args[WEFT_AME_MAX_ARGS];
-    char pad[128 - 88];
-    char payload[WEFT_AME_MAX_MEDIUM];
-};
-_Static_assert(sizeof(struct ame_slot) == 128 + WEFT_AME_MAX_MEDIUM, "slot layout");
-
-struct ame_chan {
-    struct ame_slot req[WEFT_AME_REQ_SLOTS];
-    struct ame_slot rep[WEFT_AME_REP_SLOTS];
-};
-
-/* A receiver's area: the message-exists word on a line of its own, then
- * one channel per PE of the job (indexed by sender). */
-struct ame_area {
-    uint64_t exists;
-    char pad[4096 - 8];
-    struct ame_chan chan[];
-};
-
-/* Sender- and receiver-private positions, one cache line per peer so the
- * threads of a PAR program sending to different peers do not share lines. */
-struct ame_pos {
-    uint64_t head[2]; /* next position to claim at that receiver: [0] req, [1] rep */
-    uint64_t tail[2]; /* next position to consume from that sender */
-    char pad[32];
-};
-
 static struct {
     struct ame_area *mine;   /* this PE's area */
     struct ame_area **peer;  /* [pe]: pe's area in this process, or NULL */
     uint64_t area_off;       /* heap offset of every PE's area */
-    struct ame_pos *pos;     /* [pe] */
     int *senders;            /* PEs that write to my channels */
     int n_senders;
-    int threaded;
     int busy[2];             /* a thread drains requests [0] / replies [1] */
     struct weft_ofi_tx *tx;  /* Long payloads through libfabric */
     pthread_mutex_t tx_lock;
     int up;
 } ame = {.tx_lock = PTHREAD_MUTEX_INITIALIZER};
+
+struct weft_ame_pos *weft_ame_pos;
+int weft_ame_threaded;
 
 /* The libfabric message layer's handler id carrying engine messages. */
 #define AME_OFI_HANDLER WEFT_AM_H_ENGINE
@@ -182,7 +145,14 @@ static void ofi_send(int pe, const struct weft_ame_out *m)
 
 int weft_ame_onnode(int pe) { return ame.peer[pe] != NULL; }
 
-static void wait_slot(const char *call, struct ame_slot *s, uint64_t p, int reply)
+void weft_ame_short_wait_fill(struct weft_ame_pos *pp, struct ame_slot *s, uint64_t p,
+                              unsigned handler, int nargs, const int32_t *args)
+{
+    weft_ame_wait_slot(s, p, 0);
+    weft_ame_short_fill(pp, s, p, handler, nargs, args);
+}
+
+void weft_ame_wait_slot(struct ame_slot *s, uint64_t p, int reply)
 {
     unsigned spins = 0;
     while (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != p) {
@@ -193,23 +163,19 @@ static void wait_slot(const char *call, struct ame_slot *s, uint64_t p, int repl
         else
             weft_ame_poll_onnode(0);
         weft_poll_yield(&spins);
-        (void)call;
     }
 }
 
-static void onnode_send(const char *call, int pe, const struct weft_ame_out *m)
+static void onnode_send(int pe, const struct weft_ame_out *m)
 {
-    struct ame_chan *c = &ame.peer[pe]->chan[weft_rt.my_pe];
+    struct ame_chan *c = weft_ame_pos[pe].out;
     int r = m->reply != 0;
-    uint64_t *head = &ame.pos[pe].head[r];
-    uint64_t p = ame.threaded ? __atomic_fetch_add(head, 1, __ATOMIC_RELAXED) : (*head)++;
+    uint64_t *head = &weft_ame_pos[pe].head[r];
+    uint64_t p = weft_ame_threaded ? __atomic_fetch_add(head, 1, __ATOMIC_RELAXED) : (*head)++;
     struct ame_slot *s = r ? &c->rep[p % WEFT_AME_REP_SLOTS] : &c->req[p % WEFT_AME_REQ_SLOTS];
     if (WEFT_UNLIKELY(__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != p))
-        wait_slot(call, s, p, r);
-    s->handler = (uint8_t)m->handler;
-    s->kind = (uint8_t)m->kind;
-    s->nargs = (uint8_t)m->nargs;
-    s->reply = (uint8_t)r;
+        weft_ame_wait_slot(s, p, r);
+    s->h = (struct ame_hdr){(uint8_t)m->handler, (uint8_t)m->kind, (uint8_t)m->nargs, (uint8_t)r};
     s->len = (uint32_t)m->len;
     for (int i = 0; i < m->nargs; i++)
         s->args[i] = m->args[i];
@@ -227,8 +193,9 @@ static void onnode_send(const char *call, int pe, const struct weft_ame_out *m)
 
 void weft_ame_send(const char *call, int pe, const struct weft_ame_out *m)
 {
+    (void)call; /* for messages of the paths that may fail one day */
     if (WEFT_LIKELY(ame.peer[pe] != NULL))
-        onnode_send(call, pe, m);
+        onnode_send(pe, m);
     else
         ofi_send(pe, m);
 }
@@ -243,13 +210,13 @@ static int drain_ring(int src, struct ame_slot *ring, unsigned nslots, uint64_t 
         if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != p + 1)
             return n;
         struct weft_ame_in in = {.src = src,
-                                 .handler = s->handler,
-                                 .kind = s->kind,
-                                 .reply = s->reply,
-                                 .nargs = s->nargs,
+                                 .handler = s->h.handler,
+                                 .kind = s->h.kind,
+                                 .reply = s->h.reply,
+                                 .nargs = s->h.nargs,
                                  .args = s->args,
                                  .len = s->len};
-        if (s->kind == WEFT_AME_LONG)
+        if (s->h.kind == WEFT_AME_LONG)
             in.payload = weft_rt.seg[WEFT_SEG_HEAP].base + s->dest_off;
         else
             in.payload = s->payload;
@@ -272,9 +239,9 @@ static int drain(int which)
         int src = ame.senders[i];
         struct ame_chan *c = &ame.mine->chan[src];
         if (which)
-            n += drain_ring(src, c->rep, WEFT_AME_REP_SLOTS, &ame.pos[src].tail[1]);
+            n += drain_ring(src, c->rep, WEFT_AME_REP_SLOTS, &weft_ame_pos[src].tail[1]);
         else
-            n += drain_ring(src, c->req, WEFT_AME_REQ_SLOTS, &ame.pos[src].tail[0]);
+            n += drain_ring(src, c->req, WEFT_AME_REQ_SLOTS, &weft_ame_pos[src].tail[0]);
     }
     __atomic_store_n(&ame.busy[which], 0, __ATOMIC_RELEASE);
     return n;
@@ -311,11 +278,11 @@ void weft_ame_init(int threaded)
 {
     int n = weft_rt.n_pes;
     size_t area = sizeof(struct ame_area) + (size_t)n * sizeof(struct ame_chan);
-    ame.threaded = threaded;
+    weft_ame_threaded = threaded;
     ame.peer = calloc((size_t)n, sizeof *ame.peer);
-    ame.pos = calloc((size_t)n, sizeof *ame.pos);
+    weft_ame_pos = calloc((size_t)n, sizeof *weft_ame_pos);
     ame.senders = calloc((size_t)n, sizeof *ame.senders);
-    if (!ame.peer || !ame.pos || !ame.senders)
+    if (!ame.peer || !weft_ame_pos || !ame.senders)
         weft_fatal("gasnet_init", "out of memory for the active-message engine");
     /* Every PE allocates the same size in the same order: same offset. */
     ame.mine = weft_heap_alloc(4096, area);
@@ -330,8 +297,11 @@ void weft_ame_init(int threaded)
     for (int pe = 0; pe < n; pe++) {
         char *b = weft_onnode_addr(WEFT_SEG_HEAP, ame.area_off, pe);
         ame.peer[pe] = (struct ame_area *)(void *)b;
-        if (b)
+        if (b) {
             ame.senders[ame.n_senders++] = pe;
+            weft_ame_pos[pe].out = &ame.peer[pe]->chan[weft_rt.my_pe];
+            weft_ame_pos[pe].area = ame.peer[pe];
+        }
         struct ame_chan *c = &ame.mine->chan[pe];
         for (unsigned i = 0; i < WEFT_AME_REQ_SLOTS; i++)
             c->req[i].seq = i;
@@ -359,10 +329,10 @@ void weft_ame_fini(void)
         weft_ofi_ctx_tx_destroy(ame.tx);
     ame.tx = NULL;
     free(ame.peer);
-    free(ame.pos);
+    free(weft_ame_pos);
     free(ame.senders);
     ame.peer = NULL;
-    ame.pos = NULL;
+    weft_ame_pos = NULL;
     ame.senders = NULL;
     ame.mine = NULL;
     ame.up = 0;

@@ -63,6 +63,88 @@ struct weft_ame_out {
     uint64_t dest_off;
 };
 
+/* ---- the on-node channels' shared layout ------------------------------- */
+/* One slot: the header on the first two cache lines, then the Medium
+ * payload. seq is the ready flag of a bounded multi-producer ring: the
+ * producer claiming position p waits for seq == p (slot free for this lap),
+ * writes, then stores p + 1; the consumer at p waits for p + 1, runs the
+ * handler, then stores p + RING (free for the next lap). So threads of one
+ * PE can share a channel, and no flag is ever reset by the other side. */
+struct ame_hdr {
+    uint8_t handler, kind, nargs, reply; /* one 32-bit store when written whole */
+};
+struct ame_slot {
+    uint64_t seq;
+    struct ame_hdr h;
+    uint32_t len;
+    uint64_t dest_off;
+    int32_t args[WEFT_AME_MAX_ARGS];
+    char pad[128 - 88];
+    char payload[WEFT_AME_MAX_MEDIUM];
+};
+_Static_assert(sizeof(struct ame_slot) == 128 + WEFT_AME_MAX_MEDIUM, "slot layout");
+
+struct ame_chan {
+    struct ame_slot req[WEFT_AME_REQ_SLOTS];
+    struct ame_slot rep[WEFT_AME_REP_SLOTS];
+};
+
+/* A receiver's area: the message-exists word on a line of its own, then
+ * one channel per PE of the job (indexed by sender). */
+struct ame_area {
+    uint64_t exists;
+    char pad[4096 - 8];
+    struct ame_chan chan[];
+};
+
+/* Sender- and receiver-private positions, one cache line per peer so the
+ * threads of a PAR program sending to different peers do not share lines. */
+struct weft_ame_pos {
+    struct ame_chan *out;  /* our channel at that receiver, NULL if not on-node */
+    struct ame_area *area; /* that receiver's area (its exists word) */
+    uint64_t head[2];      /* next position to claim at that receiver: [0] req, [1] rep */
+    uint64_t tail[2];      /* next position to consume from that sender */
+    char pad[16];
+};
+extern struct weft_ame_pos *weft_ame_pos; /* [pe] */
+extern int weft_ame_threaded;             /* several threads may send */
+
+void weft_ame_wait_slot(struct ame_slot *s, uint64_t p, int reply);
+
+static inline void weft_ame_short_fill(struct weft_ame_pos *pp, struct ame_slot *s, uint64_t p,
+                                       unsigned handler, int nargs, const int32_t *args)
+{
+    s->h = (struct ame_hdr){(uint8_t)handler, WEFT_AME_SHORT, (uint8_t)nargs, 0};
+    for (int i = 0; i < nargs; i++)
+        s->args[i] = args[i];
+    __atomic_store_n(&s->seq, p + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&pp->area->exists, 1, __ATOMIC_RELEASE);
+}
+/* The rest of a Short request whose slot is still in use (ring full). */
+void weft_ame_short_wait_fill(struct weft_ame_pos *pp, struct ame_slot *s, uint64_t p,
+                              unsigned handler, int nargs, const int32_t *args);
+
+/* A Short request on-node, inline for the GASNet entry points: claim the
+ * next request slot of our channel at pe, fill it, publish it. Returns 0,
+ * or -1 when pe is not reached on-node (the caller takes weft_ame_send).
+ * Leaf code on the common path: the full ring goes to a call. */
+static inline int weft_ame_short_request(int pe, unsigned handler, int nargs, const int32_t *args)
+{
+    struct weft_ame_pos *pp = &weft_ame_pos[pe];
+    struct ame_chan *c = pp->out;
+    if (WEFT_UNLIKELY(!c))
+        return -1;
+    uint64_t p = weft_ame_threaded ? __atomic_fetch_add(&pp->head[0], 1, __ATOMIC_RELAXED)
+                                   : pp->head[0]++;
+    struct ame_slot *s = &c->req[p % WEFT_AME_REQ_SLOTS];
+    if (WEFT_UNLIKELY(__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != p)) {
+        weft_ame_short_wait_fill(pp, s, p, handler, nargs, args);
+        return 0;
+    }
+    weft_ame_short_fill(pp, s, p, handler, nargs, args);
+    return 0;
+}
+
 /* Collective: set up the on-node channels (a symmetric allocation) and the
  * libfabric handler. threaded: several threads may send at once. */
 void weft_ame_init(int threaded);

@@ -320,10 +320,11 @@ void weft_gn_deliver(const struct weft_ame_in *m)
     weft_gn_cur = outer;
 }
 
-/* The checks and the send shared by every request and reply. */
-static int am_send(const char *call, gasnet_token_t tok, gasnet_node_t dest, gasnet_handler_t h,
-                   unsigned kind, void *src, size_t nbytes, void *dest_addr, int numargs,
-                   va_list ap)
+/* The checks every request and reply makes before its arguments are read
+ * (each names the call and the argument); a reply's destination is its
+ * requester. */
+static gasnet_node_t am_check(const char *call, gasnet_token_t tok, gasnet_node_t dest,
+                              gasnet_handler_t h, int numargs)
 {
     if (tok) {
         if (WEFT_UNLIKELY(!tok->is_request))
@@ -349,6 +350,15 @@ static int am_send(const char *call, gasnet_token_t tok, gasnet_node_t dest, gas
                    (unsigned)h);
     if (WEFT_UNLIKELY((unsigned)numargs > WEFT_AME_MAX_ARGS))
         weft_fatal(call, "argument numargs=%d: at most gasnet_AMMaxArgs() = 16", numargs);
+    return dest;
+}
+
+/* The send shared by every request and reply. */
+static int am_send(const char *call, gasnet_token_t tok, gasnet_node_t dest, gasnet_handler_t h,
+                   unsigned kind, void *src, size_t nbytes, void *dest_addr, int numargs,
+                   va_list ap)
+{
+    dest = am_check(call, tok, dest, h, numargs);
     int32_t args[WEFT_AME_MAX_ARGS];
     for (int i = 0; i < numargs; i++)
         args[i] = (int32_t)va_arg(ap, int);
@@ -383,6 +393,28 @@ int weft_gasnet_AMRequestShortM(gasnet_node_t dest, gasnet_handler_t h, int numa
 {
     WEFT_GN_AM("gasnet_AMRequestShort", NULL, dest, h, WEFT_AME_SHORT, NULL, 0, NULL, numargs);
 }
+/* The fixed-arity Short requests: the checks as one unlikely branch (an
+ * unregistered handler also means "before attach": the table is empty
+ * then), then the on-node slot written inline; libfabric, or a failed
+ * check (am_check names it), takes the general path. */
+static __attribute__((noinline)) int short_general(gasnet_node_t dest, gasnet_handler_t h,
+                                                   int numargs, const gasnet_handlerarg_t *args)
+{
+    dest = am_check("gasnet_AMRequestShort", NULL, dest, h, numargs);
+    struct weft_ame_out m = {h, WEFT_AME_SHORT, 0, numargs, args, NULL, 0, 0};
+    weft_ame_send("gasnet_AMRequestShort", (int)dest, &m);
+    return GASNET_OK;
+}
+int weft_gasnet_AMRequestShortA(gasnet_node_t dest, gasnet_handler_t h, int numargs,
+                                const gasnet_handlerarg_t *args)
+{
+    if (WEFT_UNLIKELY((dest >= (gasnet_node_t)weft_rt.n_pes) | (weft_gn.handlers[h] == NULL) |
+                      ((unsigned)numargs > WEFT_AME_MAX_ARGS) | (weft_gn_cur != NULL)) ||
+        weft_ame_short_request((int)dest, h, numargs, args) != 0)
+        return short_general(dest, h, numargs, args);
+    return GASNET_OK;
+}
+
 int weft_gasnet_AMRequestMediumM(gasnet_node_t dest, gasnet_handler_t h, void *src,
                                  size_t nbytes, int numargs, ...)
 {
