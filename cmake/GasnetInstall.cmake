@@ -2,13 +2,14 @@
 #   <includedir>/weft-conduit/weft-seq.mak, weft-par.mak, weft-parsync.mak
 # written at install time (like weft.pc) so they name the prefix actually
 # installed to. Included from src/CMakeLists.txt.
-foreach(_d LIBDIR INCLUDEDIR)
-  if(IS_ABSOLUTE "${CMAKE_INSTALL_${_d}}")
-    set(_weft_mak_${_d} "${CMAKE_INSTALL_${_d}}")
-  else()
-    set(_weft_mak_${_d} "$(GASNET_PREFIX)/${CMAKE_INSTALL_${_d}}")
-  endif()
-endforeach()
+# A relative install directory is written under the fragment's own prefix
+# variable, so a client can point GASNET_PREFIX at a moved tree.
+function(_weft_mak_dir out dir)
+  cmake_path(ABSOLUTE_PATH dir BASE_DIRECTORY "$(GASNET_PREFIX)" OUTPUT_VARIABLE abs)
+  set(${out} "${abs}" PARENT_SCOPE)
+endfunction()
+_weft_mak_dir(_weft_mak_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
+_weft_mak_dir(_weft_mak_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
 foreach(_mode seq par parsync)
   string(TOUPPER ${_mode} _define)
   install(CODE "

@@ -7,6 +7,17 @@
 
 #define N 512 /* ints per region */
 
+/* The blocking, _nb and _nbi form of one operation, as `how` says. */
+#define FORMS(op, ...)                                 \
+    do {                                               \
+        if (how == 0)                                  \
+            gasnet_##op##_bulk(__VA_ARGS__);           \
+        else if (how == 1)                             \
+            h = gasnet_##op##_nb_bulk(__VA_ARGS__);    \
+        else                                           \
+            gasnet_##op##_nbi_bulk(__VA_ARGS__);       \
+    } while (0)
+
 static int pattern(int node, int form, int i) { return node * 1000000 + form * 10000 + i; }
 
 int main(int argc, char **argv)
@@ -25,21 +36,15 @@ int main(int argc, char **argv)
             gasnet_memvec_t d[4], s[3] = {{src, 100 * 4}, {src + 100, 100 * 4}, {src + 200, 312 * 4}};
             for (int k = 0; k < 4; k++)
                 d[k] = (gasnet_memvec_t){rb + 128 * k, 128 * 4};
-            if (how == 0) gasnet_putv_bulk(right, 4, d, 3, s);
-            if (how == 1) h = gasnet_putv_nb_bulk(right, 4, d, 3, s);
-            if (how == 2) gasnet_putv_nbi_bulk(right, 4, d, 3, s);
+            FORMS(putv, right, 4, d, 3, s);
         } else if (op == 1) { /* remote: 8 x 64 ints; local: 16 x 32 ints */
             void *d[8], *s[16];
             for (int k = 0; k < 8; k++) d[k] = rb + 64 * k;
             for (int k = 0; k < 16; k++) s[k] = src + 32 * k;
-            if (how == 0) gasnet_puti_bulk(right, 8, d, 64 * 4, 16, s, 32 * 4);
-            if (how == 1) h = gasnet_puti_nb_bulk(right, 8, d, 64 * 4, 16, s, 32 * 4);
-            if (how == 2) gasnet_puti_nbi_bulk(right, 8, d, 64 * 4, 16, s, 32 * 4);
+            FORMS(puti, right, 8, d, 64 * 4, 16, s, 32 * 4);
         } else { /* 16 rows of 16 ints: remote rows spaced 32 ints, local rows packed */
             size_t count[2] = {16 * 4, 16}, ds[1] = {32 * 4}, ss[1] = {16 * 4};
-            if (how == 0) gasnet_puts_bulk(right, rb, ds, src, ss, count, 1);
-            if (how == 1) h = gasnet_puts_nb_bulk(right, rb, ds, src, ss, count, 1);
-            if (how == 2) gasnet_puts_nbi_bulk(right, rb, ds, src, ss, count, 1);
+            FORMS(puts, right, rb, ds, src, ss, count, 1);
         }
         gasnet_wait_syncnb(h);
         gasnet_wait_syncnbi_puts();
@@ -57,20 +62,14 @@ int main(int argc, char **argv)
         h = GASNET_INVALID_HANDLE;
         if (op == 0) {
             gasnet_memvec_t s[2] = {{rb, 300 * 4}, {rb + 300, 212 * 4}}, d[1] = {{back, N * 4}};
-            if (how == 0) gasnet_getv_bulk(1, d, right, 2, s);
-            if (how == 1) h = gasnet_getv_nb_bulk(1, d, right, 2, s);
-            if (how == 2) gasnet_getv_nbi_bulk(1, d, right, 2, s);
+            FORMS(getv, 1, d, right, 2, s);
         } else if (op == 1) {
             void *s[4], *d[2] = {back, back + 256};
             for (int k = 0; k < 4; k++) s[k] = rb + 128 * k;
-            if (how == 0) gasnet_geti_bulk(2, d, 256 * 4, right, 4, s, 128 * 4);
-            if (how == 1) h = gasnet_geti_nb_bulk(2, d, 256 * 4, right, 4, s, 128 * 4);
-            if (how == 2) gasnet_geti_nbi_bulk(2, d, 256 * 4, right, 4, s, 128 * 4);
+            FORMS(geti, 2, d, 256 * 4, right, 4, s, 128 * 4);
         } else {
             size_t count[2] = {16 * 4, 16}, ds[1] = {16 * 4}, ss[1] = {32 * 4};
-            if (how == 0) gasnet_gets_bulk(back, ds, right, rb, ss, count, 1);
-            if (how == 1) h = gasnet_gets_nb_bulk(back, ds, right, rb, ss, count, 1);
-            if (how == 2) gasnet_gets_nbi_bulk(back, ds, right, rb, ss, count, 1);
+            FORMS(gets, back, ds, right, rb, ss, count, 1);
         }
         gasnet_wait_syncnb(h);
         gasnet_wait_syncnbi_gets();
