@@ -34,28 +34,78 @@ int weft_ame_threaded;
 _Static_assert(2 + WEFT_AME_MAX_ARGS / 2 <= WEFT_AM_MAX_ARGS, "ofi message arguments");
 _Static_assert(WEFT_AME_MAX_MEDIUM <= WEFT_AM_MAX_PAYLOAD, "ofi message payload");
 
+/* A message that arrived through libfabric waits here for a poll of the
+ * client's (weft_ame_poll_local): the libfabric layer drains its queue from
+ * any wait loop and from the progress thread, but a GASNet handler must run
+ * only inside the client's own GASNet calls (a client allocates the
+ * buffers its handlers fill after gasnet_attach, and polls when ready). */
+struct ame_arrived {
+    struct ame_arrived *next;
+    struct weft_ame_in m;
+    int32_t args[WEFT_AME_MAX_ARGS];
+    char payload[];
+};
+static struct ame_arrived *arrived_head, **arrived_tail = &arrived_head;
+static int n_arrived;
+static pthread_mutex_t arrived_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void ofi_handler(int src, const uint64_t *args, int nargs, const void *payload,
                         size_t len)
 {
-    int32_t a[WEFT_AME_MAX_ARGS];
     uint64_t w = args[0];
     struct weft_ame_in m = {.src = src,
                             .handler = (unsigned)(w & 0xff),
                             .kind = (unsigned)((w >> 8) & 3),
                             .reply = (int)((w >> 10) & 1),
-                            .nargs = (int)((w >> 16) & 0xff),
-                            .args = a};
+                            .nargs = (int)((w >> 16) & 0xff)};
     if (m.nargs > WEFT_AME_MAX_ARGS || nargs < 2 + (m.nargs + 1) / 2)
         weft_fatal("gasnet_AMPoll", "malformed active message from node %d", src);
-    memcpy(a, args + 2, (size_t)m.nargs * sizeof(int32_t));
+    size_t copy = m.kind == WEFT_AME_MEDIUM ? len : 0;
+    struct ame_arrived *a = malloc(sizeof *a + copy);
+    if (!a)
+        weft_fatal("gasnet_AMPoll", "out of memory for an arriving active message");
+    a->next = NULL;
+    memcpy(a->args, args + 2, (size_t)m.nargs * sizeof(int32_t));
     if (m.kind == WEFT_AME_LONG) {
         m.payload = weft_rt.seg[WEFT_SEG_HEAP].base + args[1];
         m.len = (size_t)(w >> 32);
-    } else {
-        m.payload = (void *)(uintptr_t)payload;
-        m.len = len;
+    } else if (copy) {
+        memcpy(a->payload, payload, copy);
+        m.payload = a->payload;
+        m.len = copy;
     }
-    weft_gn_deliver(&m);
+    m.args = a->args;
+    a->m = m;
+    pthread_mutex_lock(&arrived_lock);
+    *arrived_tail = a;
+    arrived_tail = &a->next;
+    __atomic_add_fetch(&n_arrived, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&arrived_lock);
+}
+
+/* Run the handlers of queued libfabric messages, in arrival order. */
+static int deliver_arrived(void)
+{
+    int n = 0;
+    while (__atomic_load_n(&n_arrived, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&arrived_lock);
+        struct ame_arrived *a = arrived_head;
+        if (a) {
+            arrived_head = a->next;
+            if (!arrived_head)
+                arrived_tail = &arrived_head;
+            __atomic_sub_fetch(&n_arrived, 1, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&arrived_lock);
+        if (!a)
+            break;
+        if (a->m.kind == WEFT_AME_MEDIUM && !a->m.len)
+            a->m.payload = a->payload;
+        weft_gn_deliver(&a->m);
+        free(a);
+        n++;
+    }
+    return n;
 }
 
 /* A Long reply from a handler running inside the libfabric poll cannot
@@ -264,10 +314,19 @@ int weft_ame_poll_onnode(int replies_only)
     return n + drain(0);
 }
 
+int weft_ame_poll_local(void)
+{
+    int n = weft_ame_poll_onnode(0);
+    if (WEFT_UNLIKELY(__atomic_load_n(&n_arrived, __ATOMIC_RELAXED)))
+        n += deliver_arrived();
+    weft_ame_flush();
+    return n;
+}
+
 void weft_ame_poll(void)
 {
-    weft_ame_poll_onnode(0);
     weft_tx_progress();
+    weft_ame_poll_local();
     if (WEFT_UNLIKELY(n_deferred) && !weft_am_in_handler())
         flush_deferred();
 }

@@ -16,9 +16,10 @@
  *    message; a Long payload is an RMA write completed at the target (quiet
  *    on the engine's own transmit context) before the header leaves.
  *
- * Handlers run only inside polls: weft_ame_poll (the GASNet calls that
- * poll or block) and, for messages through libfabric, weft_ofi_progress
- * (every wait loop and the progress thread). Each message is handed to
+ * Handlers run only inside the client's polls (weft_ame_poll, from the
+ * GASNet calls that poll or block): what libfabric delivers to
+ * weft_ofi_progress (any wait loop, the progress thread) is queued for
+ * them. Each message is handed to
  * weft_gn_deliver (src/gasnet/), the one consumer; weft's software atomics
  * use the same libfabric message layer under their own handler ids. */
 #ifndef WEFT_AM_H
@@ -160,8 +161,12 @@ void weft_ame_send(const char *call, int pe, const struct weft_ame_out *m);
  * waits for a reply slot. Returns the number of messages handled. */
 int weft_ame_poll_onnode(int replies_only);
 
-/* The engine's whole poll: on-node channels, then libfabric progress. */
+/* The engine's whole poll: libfabric progress, then weft_ame_poll_local. */
 void weft_ame_poll(void);
+/* Run the handlers of what arrived: the on-node channels, the messages the
+ * libfabric layer queued, and send the deferred Long replies. Returns the
+ * number of handlers run. Only from the client's GASNet calls. */
+int weft_ame_poll_local(void);
 
 /* Send what handlers inside the libfabric poll had to defer (Long
  * replies through libfabric). Called by polls outside handlers. */

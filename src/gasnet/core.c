@@ -279,8 +279,7 @@ void weft_gasnet_exit(int exitcode)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     unsigned spins = 0;
     while (__atomic_load_n(&exits_seen, __ATOMIC_ACQUIRE) < n - 1) {
-        weft_ame_poll_onnode(0);
-        weft_ame_flush();
+        weft_ame_poll_local();
         weft_poll_yield(&spins);
         clock_gettime(CLOCK_MONOTONIC, &t);
         if ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) > EXIT_WAIT_NS)
@@ -478,9 +477,8 @@ void weft_gasnet_poll_wait(unsigned *spins)
     if (WEFT_UNLIKELY(!weft_gn.attached))
         weft_gn_fail_attach("GASNET_BLOCKUNTIL");
     weft_gn_check_blocking("GASNET_BLOCKUNTIL");
-    if (weft_ame_poll_onnode(0))
+    if (weft_ame_poll_local())
         *spins = 0;
-    weft_ame_flush();
     weft_poll_yield(spins); /* progresses libfabric, yields after a while */
 }
 
