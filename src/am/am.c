@@ -131,8 +131,10 @@ static void defer(int pe, const struct weft_ame_out *m)
     d->next = NULL;
     d->pe = pe;
     d->m = *m;
-    memcpy(d->args, m->args, (size_t)m->nargs * sizeof(int32_t));
-    memcpy(d->payload, m->payload, m->len);
+    if (m->nargs)
+        memcpy(d->args, m->args, (size_t)m->nargs * sizeof(int32_t));
+    if (m->len)
+        memcpy(d->payload, m->payload, m->len);
     d->m.args = d->args;
     d->m.payload = d->payload;
     pthread_mutex_lock(&deferred_lock); /* not tx_lock: a send holding it may poll */
@@ -183,7 +185,8 @@ static void ofi_send(int pe, const struct weft_ame_out *m)
            (uint64_t)m->nargs << 16 | len << 32;
     w[1] = m->dest_off;
     memset(w + 2, 0, sizeof w - 2 * sizeof(uint64_t));
-    memcpy(w + 2, m->args, (size_t)m->nargs * sizeof(int32_t));
+    if (m->nargs) /* args may be NULL without arguments */
+        memcpy(w + 2, m->args, (size_t)m->nargs * sizeof(int32_t));
     int nw = 2 + (m->nargs + 1) / 2;
     if (m->kind == WEFT_AME_MEDIUM)
         weft_am_send(pe, AME_OFI_HANDLER, w, nw, m->payload, m->len);
@@ -230,10 +233,12 @@ static void onnode_send(int pe, const struct weft_ame_out *m)
     for (int i = 0; i < m->nargs; i++)
         s->args[i] = m->args[i];
     if (m->kind == WEFT_AME_MEDIUM) {
-        memcpy(s->payload, m->payload, m->len);
+        if (m->len)
+            memcpy(s->payload, m->payload, m->len);
     } else if (m->kind == WEFT_AME_LONG) {
         s->dest_off = m->dest_off;
-        memcpy(weft_onnode_addr(WEFT_SEG_HEAP, m->dest_off, pe), m->payload, m->len);
+        if (m->len)
+            memcpy(weft_onnode_addr(WEFT_SEG_HEAP, m->dest_off, pe), m->payload, m->len);
     }
     __atomic_store_n(&s->seq, p + 1, __ATOMIC_RELEASE);
     /* Unconditionally: testing it first would let the receiver clear it
