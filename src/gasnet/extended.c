@@ -20,7 +20,8 @@ struct weft_gasnet_op weft_gn_pending_op;
 #define PENDING (&weft_gn_pending_op)
 
 /* Inside an access region: whether a libfabric operation joined it. */
-static __thread int region_open, region_pending;
+static __thread int region_open __attribute__((tls_model("initial-exec")));
+static __thread int region_pending __attribute__((tls_model("initial-exec")));
 
 static inline struct weft_ctx *ctx(void) { return &weft_ctx_default; }
 
@@ -107,7 +108,7 @@ gasnet_handle_t weft_gasnet_get_nb_bulk(void *dest, gasnet_node_t node, void *sr
  * by the handle of the access region they were issued in). */
 void weft_gn_note_region(gasnet_handle_t h)
 {
-    if (region_open && h)
+    if (h && region_open) /* h first: on-node operations never look further */
         region_pending = 1;
 }
 void weft_gasnet_put_nbi(gasnet_node_t node, void *dest, void *src, size_t nbytes)
