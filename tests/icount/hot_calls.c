@@ -18,6 +18,7 @@
  * are quieted every QUIET_WINDOW calls, outside the counted region, as a
  * message-rate loop would, so the provider's queues never fill and the
  * counts are the steady-state issue cost. */
+#include <gasnet.h>
 #include <shmem.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +156,77 @@ static void phase_barrier(int me, int calls)
     shmem_barrier_all();
 }
 
+/* GASNet (docs/gasnet.md): an AM Short request with no argument, answered
+ * by a reply; PE 0 sends RING at a time (the on-node ring's depth) and
+ * waits for their replies outside the counted region, so every counted
+ * send finds a free slot, as a steady request stream does. */
+#define RING 8
+static volatile int am_handled, am_replied;
+static void am_request(gasnet_token_t t)
+{
+    am_handled++;
+    gasnet_AMReplyShort0(t, 201);
+}
+static void am_reply(gasnet_token_t t)
+{
+    (void)t;
+    am_replied++;
+}
+
+static void phase_gasnet(int me, int calls)
+{
+    char *seg1 = NULL;
+    gasnet_seginfo_t si[2];
+    gasnet_getSegmentInfo(si, 2);
+    seg1 = si[1].addr;
+    if (me == 0) {
+        for (int i = 0; i < WARMUP_CALLS; i++) {
+            gasnet_AMRequestShort0(1, 200);
+            GASNET_BLOCKUNTIL(am_replied == i + 1);
+        }
+        int sent = 0;
+        while (sent < calls) {
+            for (int k = 0; k < RING && sent < calls; k++, sent++) {
+                CALLGRIND_TOGGLE_COLLECT;
+                gasnet_AMRequestShort0(1, 200);
+                CALLGRIND_TOGGLE_COLLECT;
+            }
+            GASNET_BLOCKUNTIL(am_replied == WARMUP_CALLS + sent);
+        }
+        dump_phase("gasnet_AMRequestShort0", calls);
+
+        long v = 0;
+        for (int i = 0; i < WARMUP_CALLS; i++)
+            gasnet_put_nbi(1, seg1, &v, 8);
+        gasnet_wait_syncnbi_puts();
+        for (int i = 0; i < calls; i++) {
+            v = i;
+            CALLGRIND_TOGGLE_COLLECT;
+            gasnet_put_nbi(1, seg1, &v, 8);
+            CALLGRIND_TOGGLE_COLLECT;
+            if (i % QUIET_WINDOW == QUIET_WINDOW - 1)
+                gasnet_wait_syncnbi_puts();
+        }
+        gasnet_wait_syncnbi_puts();
+        dump_phase("gasnet_put_nbi_8B", calls);
+
+        for (int i = 0; i < calls; i++) {
+            CALLGRIND_TOGGLE_COLLECT;
+            gasnet_wait_syncnbi_puts();
+            CALLGRIND_TOGGLE_COLLECT;
+        }
+        dump_phase("gasnet_wait_syncnbi_puts_idle", calls);
+    } else {
+        GASNET_BLOCKUNTIL(am_handled == WARMUP_CALLS + calls);
+    }
+    gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    if (me == 1 && *(long *)si[1].addr != calls - 1) {
+        fprintf(stderr, "hot_calls: PE 1 sees %ld from gasnet_put_nbi (want %d)\n",
+                *(long *)si[1].addr, calls - 1);
+        shmem_global_exit(1);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int calls = argc > 1 ? atoi(argv[1]) : 1000;
@@ -183,6 +255,10 @@ int main(int argc, char **argv)
         shmem_global_exit(1);
     }
     *long_target = 0;
+    gasnet_handlerentry_t handlers[] = {{200, (void (*)())am_request}, {201, (void (*)())am_reply}};
+    if (gasnet_init(&argc, &argv) != GASNET_OK ||
+        gasnet_attach(handlers, 2, GASNET_PAGESIZE, 0) != GASNET_OK)
+        shmem_global_exit(1);
     /* Instrumentation starts after shmem_init: the provider's start-up would
      * otherwise cost most of the run time under callgrind. */
     CALLGRIND_START_INSTRUMENTATION;
@@ -194,6 +270,7 @@ int main(int argc, char **argv)
     phase_putmem_nbi(me, calls);
     phase_quiet(me, calls);
     phase_barrier(me, calls);
+    phase_gasnet(me, calls);
 
     if (me == 1) {
         /* PE 1 checks that PE 0's last writes of each kind arrived. */

@@ -626,7 +626,7 @@ int weft_ofi_init(int thread_multiple)
      * so the fence must complete libfabric's operations. */
     weft_ofi.ordered = !strcmp(fence, "auto") &&
                        (fi->tx_attr->msg_order & WEFT_OFI_FENCE_ORDER) == WEFT_OFI_FENCE_ORDER &&
-                       weft_ofi.prov_inject >= WEFT_AM_MSG_SIZE(WEFT_AM_MAX_ARGS, 16) &&
+                       weft_ofi.prov_inject >= WEFT_AM_AMO_MSG_SIZE &&
                        !weft_onnode.split;
     long long inj = weft_tun_int(WEFT_TUN_INJECT_SIZE);
     weft_ofi.inject_size = (inj < 0 || (size_t)inj > fi->tx_attr->inject_size)

@@ -15,8 +15,10 @@
 
 #pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
 
-#define WEFT_AM_MAX_ARGS 4
-#define WEFT_AM_BUF_SIZE 2048 /* bytes per posted receive buffer */
+/* 10 arguments and 4 KiB of payload: what the active-message engine
+ * (src/am/) needs for a GASNet Medium message with 16 arguments. */
+#define WEFT_AM_MAX_ARGS 10
+#define WEFT_AM_BUF_SIZE 4224 /* bytes per posted receive buffer */
 
 struct weft_am_hdr {
     uint8_t handler;
@@ -40,6 +42,7 @@ typedef void (*weft_am_handler_fn)(int src_pe, const uint64_t *args, int nargs,
 enum {
     WEFT_AM_H_AMO_REQ = 1,
     WEFT_AM_H_AMO_REP = 2,
+    WEFT_AM_H_ENGINE = 3, /* every message of the active-message engine (src/am/) */
     WEFT_AM_H_USER_FIRST = 16,
     WEFT_AM_NHANDLERS = 64
 };
@@ -63,6 +66,9 @@ void weft_am_send_from(struct weft_ofi_tx *tx, int pe, int handler, const uint64
 /* Bytes of a message with nargs arguments and len payload bytes. */
 #define WEFT_AM_MSG_SIZE(nargs, len) \
     (sizeof(struct weft_am_hdr) + (size_t)(nargs) * sizeof(uint64_t) + (size_t)(len))
+/* A software atomic's request (4 arguments, 16 bytes of operands), which
+ * fence-by-ordering needs to inject from a context's endpoint. */
+#define WEFT_AM_AMO_MSG_SIZE WEFT_AM_MSG_SIZE(4, 16)
 
 /* Setup/teardown (called from ofi_init.c once the endpoint is enabled). */
 int weft_am_init(void);

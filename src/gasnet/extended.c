@@ -1,0 +1,313 @@
+/* extended.c owns the GASNet-1 extended API on weft: puts and gets
+ * (blocking, explicit-handle, implicit-handle, value forms), memset, their
+ * synchronization and access regions. They are the transport's RMA on the
+ * default context (transport.h): stores and memcpy to a node peer's mapped
+ * segment, libfabric writes and reads otherwise; completion is the
+ * context's quiet (a fence and one load when nothing went to libfabric).
+ *
+ * Handles: an operation that is complete on return (every on-node one, all
+ * blocking and value forms) gives GASNET_INVALID_HANDLE; one left in
+ * libfabric gives a marker that the next quiet completes, so syncing any
+ * handle is a quiet (completing more than asked is allowed). */
+#include <string.h>
+
+#include "gasnet_internal.h"
+
+struct weft_gasnet_op {
+    int unused;
+};
+struct weft_gasnet_op weft_gn_pending_op;
+#define PENDING (&weft_gn_pending_op)
+
+/* Inside an access region: whether a libfabric operation joined it. */
+static __thread int region_open __attribute__((tls_model("initial-exec")));
+static __thread int region_pending __attribute__((tls_model("initial-exec")));
+
+static inline struct weft_ctx *ctx(void) { return &weft_ctx_default; }
+
+/* A blocking put returns with the data in the target's memory: through
+ * libfabric that is the put and a quiet. */
+static void blocking_put(uint64_t off, const void *src, size_t nbytes, gasnet_node_t node)
+{
+    weft_tx_put(ctx(), WEFT_SEG_HEAP, off, src, nbytes, (int)node);
+    if (!weft_onnode_addr(WEFT_SEG_HEAP, off, (int)node))
+        weft_tx_quiet(ctx());
+}
+
+void weft_gasnet_put(gasnet_node_t node, void *dest, void *src, size_t nbytes)
+{
+    weft_gn_check("gasnet_put", node);
+    blocking_put(weft_gn_off("gasnet_put", "dest", node, dest, nbytes), src, nbytes, node);
+}
+void weft_gasnet_put_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes)
+{
+    weft_gn_check("gasnet_put_bulk", node);
+    blocking_put(weft_gn_off("gasnet_put_bulk", "dest", node, dest, nbytes), src, nbytes, node);
+}
+void weft_gasnet_get(void *dest, gasnet_node_t node, void *src, size_t nbytes)
+{
+    weft_gn_check("gasnet_get", node);
+    uint64_t off = weft_gn_off("gasnet_get", "src", node, src, nbytes);
+    weft_tx_get(ctx(), dest, WEFT_SEG_HEAP, off, nbytes, (int)node);
+}
+void weft_gasnet_get_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes)
+{
+    weft_gn_check("gasnet_get_bulk", node);
+    uint64_t off = weft_gn_off("gasnet_get_bulk", "src", node, src, nbytes);
+    weft_tx_get(ctx(), dest, WEFT_SEG_HEAP, off, nbytes, (int)node);
+}
+
+/* Non-blocking put: the non-bulk form may reuse src on return, so it is a
+ * blocking put (complete locally) whose remote completion is the handle. */
+gasnet_handle_t weft_gn_put_nb(const char *call, gasnet_node_t node, void *dest, void *src,
+                              size_t nbytes, int bulk)
+{
+    weft_gn_check(call, node);
+    uint64_t off = weft_gn_off(call, "dest", node, dest, nbytes);
+    if (weft_onnode_addr(WEFT_SEG_HEAP, off, (int)node)) {
+        weft_tx_put(ctx(), WEFT_SEG_HEAP, off, src, nbytes, (int)node);
+        return GASNET_INVALID_HANDLE;
+    }
+    if (bulk)
+        weft_ofi_put_nbi(ctx()->ofi, WEFT_SEG_HEAP, off, src, nbytes, (int)node);
+    else
+        weft_ofi_put(ctx()->ofi, WEFT_SEG_HEAP, off, src, nbytes, (int)node);
+    return PENDING;
+}
+gasnet_handle_t weft_gn_get_nb(const char *call, void *dest, gasnet_node_t node, void *src,
+                              size_t nbytes)
+{
+    weft_gn_check(call, node);
+    uint64_t off = weft_gn_off(call, "src", node, src, nbytes);
+    if (weft_onnode_addr(WEFT_SEG_HEAP, off, (int)node)) {
+        weft_tx_get(ctx(), dest, WEFT_SEG_HEAP, off, nbytes, (int)node);
+        return GASNET_INVALID_HANDLE;
+    }
+    weft_ofi_get_nbi(ctx()->ofi, dest, WEFT_SEG_HEAP, off, nbytes, (int)node);
+    return PENDING;
+}
+
+gasnet_handle_t weft_gasnet_put_nb(gasnet_node_t node, void *dest, void *src, size_t nbytes)
+{
+    return weft_gn_put_nb("gasnet_put_nb", node, dest, src, nbytes, 0);
+}
+gasnet_handle_t weft_gasnet_put_nb_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes)
+{
+    return weft_gn_put_nb("gasnet_put_nb_bulk", node, dest, src, nbytes, 1);
+}
+gasnet_handle_t weft_gasnet_get_nb(void *dest, gasnet_node_t node, void *src, size_t nbytes)
+{
+    return weft_gn_get_nb("gasnet_get_nb", dest, node, src, nbytes);
+}
+gasnet_handle_t weft_gasnet_get_nb_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes)
+{
+    return weft_gn_get_nb("gasnet_get_nb_bulk", dest, node, src, nbytes);
+}
+
+/* Implicit-handle forms: the same operations, synced by the nbi syncs (or
+ * by the handle of the access region they were issued in). */
+void weft_gn_note_region(gasnet_handle_t h)
+{
+    if (h && region_open) /* h first: on-node operations never look further */
+        region_pending = 1;
+}
+void weft_gasnet_put_nbi(gasnet_node_t node, void *dest, void *src, size_t nbytes)
+{
+    weft_gn_note_region(weft_gn_put_nb("gasnet_put_nbi", node, dest, src, nbytes, 0));
+}
+void weft_gasnet_put_nbi_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes)
+{
+    weft_gn_note_region(weft_gn_put_nb("gasnet_put_nbi_bulk", node, dest, src, nbytes, 1));
+}
+void weft_gasnet_get_nbi(void *dest, gasnet_node_t node, void *src, size_t nbytes)
+{
+    weft_gn_note_region(weft_gn_get_nb("gasnet_get_nbi", dest, node, src, nbytes));
+}
+void weft_gasnet_get_nbi_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes)
+{
+    weft_gn_note_region(weft_gn_get_nb("gasnet_get_nbi_bulk", dest, node, src, nbytes));
+}
+
+/* ---- synchronization ------------------------------------------------------------ */
+
+static void complete(const char *call)
+{
+    if (WEFT_UNLIKELY(!weft_gn.attached))
+        weft_gn_fail_attach(call);
+    weft_tx_quiet(ctx());
+}
+
+void weft_gasnet_wait_syncnb(gasnet_handle_t h)
+{
+    if (h)
+        complete("gasnet_wait_syncnb");
+}
+int weft_gasnet_try_syncnb(gasnet_handle_t h)
+{
+    if (h)
+        complete("gasnet_try_syncnb");
+    return GASNET_OK;
+}
+static int sync_list(const char *call, gasnet_handle_t *h, size_t n)
+{
+    if (n && !h)
+        weft_fatal(call, "argument phandle is NULL with numhandles=%zu", n);
+    int any = 0;
+    for (size_t i = 0; i < n; i++)
+        any |= h[i] != GASNET_INVALID_HANDLE;
+    if (any)
+        complete(call);
+    for (size_t i = 0; i < n; i++)
+        h[i] = GASNET_INVALID_HANDLE;
+    return GASNET_OK;
+}
+void weft_gasnet_wait_syncnb_all(gasnet_handle_t *h, size_t n)
+{
+    sync_list("gasnet_wait_syncnb_all", h, n);
+}
+void weft_gasnet_wait_syncnb_some(gasnet_handle_t *h, size_t n)
+{
+    sync_list("gasnet_wait_syncnb_some", h, n);
+}
+int weft_gasnet_try_syncnb_all(gasnet_handle_t *h, size_t n)
+{
+    return sync_list("gasnet_try_syncnb_all", h, n);
+}
+int weft_gasnet_try_syncnb_some(gasnet_handle_t *h, size_t n)
+{
+    return sync_list("gasnet_try_syncnb_some", h, n);
+}
+
+void weft_gasnet_wait_syncnbi_puts(void) { weft_tx_quiet(ctx()); }
+void weft_gasnet_wait_syncnbi_gets(void) { weft_tx_quiet(ctx()); }
+void weft_gasnet_wait_syncnbi_all(void) { weft_tx_quiet(ctx()); }
+int weft_gasnet_try_syncnbi_puts(void)
+{
+    weft_tx_quiet(ctx());
+    return GASNET_OK;
+}
+int weft_gasnet_try_syncnbi_gets(void)
+{
+    weft_tx_quiet(ctx());
+    return GASNET_OK;
+}
+int weft_gasnet_try_syncnbi_all(void)
+{
+    weft_tx_quiet(ctx());
+    return GASNET_OK;
+}
+
+void weft_gasnet_begin_nbi_accessregion(void)
+{
+    if (region_open)
+        weft_fatal("gasnet_begin_nbi_accessregion", "an access region is already open (they "
+                                                    "do not nest)");
+    region_open = 1;
+    region_pending = 0;
+}
+gasnet_handle_t weft_gasnet_end_nbi_accessregion(void)
+{
+    if (!region_open)
+        weft_fatal("gasnet_end_nbi_accessregion", "no access region is open");
+    region_open = 0;
+    return region_pending ? PENDING : GASNET_INVALID_HANDLE;
+}
+
+/* ---- value forms -------------------------------------------------------------------- */
+
+/* The nbytes low-order bytes of a register value, in memory order. */
+static inline const char *low_bytes(const gasnet_register_value_t *v, size_t nbytes)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (const char *)v + sizeof *v - nbytes;
+#else
+    (void)nbytes;
+    return (const char *)v;
+#endif
+}
+static void check_val_size(const char *call, size_t nbytes)
+{
+    if (WEFT_UNLIKELY(nbytes == 0 || nbytes > sizeof(gasnet_register_value_t)))
+        weft_fatal(call, "argument nbytes=%zu: must be 1..SIZEOF_GASNET_REGISTER_VALUE_T (8)",
+                   nbytes);
+}
+static void put_val(const char *call, gasnet_node_t node, void *dest,
+                    gasnet_register_value_t value, size_t nbytes)
+{
+    weft_gn_check(call, node);
+    check_val_size(call, nbytes);
+    uint64_t off = weft_gn_off(call, "dest", node, dest, nbytes);
+    blocking_put(off, low_bytes(&value, nbytes), nbytes, node);
+}
+void weft_gasnet_put_val(gasnet_node_t node, void *dest, gasnet_register_value_t value,
+                         size_t nbytes)
+{
+    put_val("gasnet_put_val", node, dest, value, nbytes);
+}
+gasnet_handle_t weft_gasnet_put_nb_val(gasnet_node_t node, void *dest,
+                                       gasnet_register_value_t value, size_t nbytes)
+{
+    put_val("gasnet_put_nb_val", node, dest, value, nbytes);
+    return GASNET_INVALID_HANDLE; /* complete on return */
+}
+void weft_gasnet_put_nbi_val(gasnet_node_t node, void *dest, gasnet_register_value_t value,
+                             size_t nbytes)
+{
+    put_val("gasnet_put_nbi_val", node, dest, value, nbytes); /* complete on return */
+}
+static gasnet_register_value_t get_val(const char *call, gasnet_node_t node, void *src,
+                                       size_t nbytes)
+{
+    weft_gn_check(call, node);
+    check_val_size(call, nbytes);
+    uint64_t off = weft_gn_off(call, "src", node, src, nbytes);
+    gasnet_register_value_t v = 0;
+    weft_tx_get(ctx(), (char *)low_bytes(&v, nbytes), WEFT_SEG_HEAP, off, nbytes, (int)node);
+    return v;
+}
+gasnet_register_value_t weft_gasnet_get_val(gasnet_node_t node, void *src, size_t nbytes)
+{
+    return get_val("gasnet_get_val", node, src, nbytes);
+}
+gasnet_valget_handle_t weft_gasnet_get_nb_val(gasnet_node_t node, void *src, size_t nbytes)
+{
+    return get_val("gasnet_get_nb_val", node, src, nbytes);
+}
+gasnet_register_value_t weft_gasnet_wait_syncnb_valget(gasnet_valget_handle_t h) { return h; }
+
+/* ---- memset --------------------------------------------------------------------------- */
+
+static gasnet_handle_t do_memset(const char *call, gasnet_node_t node, void *dest, int val,
+                                 size_t nbytes)
+{
+    weft_gn_check(call, node);
+    uint64_t off = weft_gn_off(call, "dest", node, dest, nbytes);
+    char *p = weft_onnode_addr(WEFT_SEG_HEAP, off, (int)node);
+    if (p) {
+        memset(p, val, nbytes);
+        return GASNET_INVALID_HANDLE;
+    }
+    /* Through libfabric: puts from a filled buffer, each complete locally
+     * before the buffer is reused (the puts block until then). */
+    char buf[4096];
+    memset(buf, val, sizeof buf);
+    for (size_t done = 0; done < nbytes;) {
+        size_t c = nbytes - done < sizeof buf ? nbytes - done : sizeof buf;
+        weft_ofi_put(ctx()->ofi, WEFT_SEG_HEAP, off + done, buf, c, (int)node);
+        done += c;
+    }
+    return nbytes ? PENDING : GASNET_INVALID_HANDLE;
+}
+void weft_gasnet_memset(gasnet_node_t node, void *dest, int val, size_t nbytes)
+{
+    if (do_memset("gasnet_memset", node, dest, val, nbytes))
+        weft_tx_quiet(ctx());
+}
+gasnet_handle_t weft_gasnet_memset_nb(gasnet_node_t node, void *dest, int val, size_t nbytes)
+{
+    return do_memset("gasnet_memset_nb", node, dest, val, nbytes);
+}
+void weft_gasnet_memset_nbi(gasnet_node_t node, void *dest, int val, size_t nbytes)
+{
+    weft_gn_note_region(do_memset("gasnet_memset_nbi", node, dest, val, nbytes));
+}
