@@ -43,21 +43,28 @@ static void init_single(const char *call)
 
 void shmem_init(void) { init_single("shmem_init"); }
 
-int shmem_init_thread(int requested, int *provided)
+/* shmem_init_thread's body, shared with gasnet_init (the library never calls
+ * its own interposable names: profiling.symbols). */
+int weft_api_init_thread(const char *call, int requested, int *provided)
 {
     if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
-        weft_fatal("shmem_init_thread", "argument requested=%d is not a SHMEM_THREAD_* level",
+        weft_fatal(call, "argument requested=%d is not a SHMEM_THREAD_* level",
                    requested);
     if (nested_init(provided))
         return 0;
     /* init_thread has a failure return: use it rather than abort. */
     if (weft_rt.finalized) {
-        weft_warn("shmem_init_thread", "%s", reinit_refusal);
+        weft_warn(call, "%s", reinit_refusal);
         return 1;
     }
     int rc = weft_runtime_init(requested, provided);
     unmatched_inits = 1;
     return rc;
+}
+
+int shmem_init_thread(int requested, int *provided)
+{
+    return weft_api_init_thread("shmem_init_thread", requested, provided);
 }
 
 void shmem_query_initialized(int *initialized)

@@ -256,6 +256,9 @@ int weft_parse_size(const char *s, size_t *out);
 
 /* ---- lifecycle (core/init.c) ------------------------------------------ */
 int weft_runtime_init(int requested_thread_level, int *provided);
+/* api/setup.c: shmem_init_thread for callers inside the library (gasnet_init):
+ * nesting and the re-initialization refusal included. */
+int weft_api_init_thread(const char *call, int requested, int *provided);
 void weft_runtime_finalize(void);
 WEFT_NORETURN void weft_runtime_global_exit(int status);
 
