@@ -83,6 +83,10 @@ int weft_runtime_init(int requested, int *provided)
     weft_fast_n_pes = (unsigned)weft_rt.n_pes;
     weft_fast_heap_peer = weft_onnode.base[WEFT_SEG_HEAP];
     weft_fast_heap_limit = weft_rt.seg[WEFT_SEG_HEAP].size - WEFT_FAST_MAX;
+    weft_fast_set_bases(weft_fast_heap_base, weft_rt.seg[WEFT_SEG_DATA].base);
+    weft_fast_data_peer = weft_onnode.base[WEFT_SEG_DATA];
+    if (weft_rt.seg[WEFT_SEG_DATA].size > WEFT_FAST_MAX && weft_fast_data_peer)
+        weft_fast_data_limit = weft_rt.seg[WEFT_SEG_DATA].size - WEFT_FAST_MAX;
     weft_team_init_predefined();
 
     /* MULTIPLE needs a domain every thread may drive at once
@@ -111,6 +115,7 @@ void weft_runtime_finalize(void)
     weft_tx_quiet(&weft_ctx_default);
     weft_barrier_all_internal();
     weft_fast_heap_limit = 0; /* every call after this takes the checked path */
+    weft_fast_data_limit = 0;
     weft_rt.initialized = 0;
     weft_rt.finalized = 1;
     weft_ofi_fini();

@@ -86,12 +86,23 @@ static void pick_up_error_text(struct weft_ofi_tx *tx)
     (void)weft_ofi_read_cq_error(tx->cq, &err);
 }
 
+/* Counters first: on the util-based providers (shm, tcp;ofi_rxm) reading a
+ * counter progresses the endpoints bound to it, which is all a write or a
+ * read of ours needs, so the full progress call (draining the CQ for
+ * incoming messages, counting this thread as polling) runs only every
+ * COUNTER_POLLS polls; it still runs, or a peer waiting on one of our
+ * software-atomic replies while we wait for it would never see it. The
+ * error counter is read only while the count falls short: an operation
+ * that failed is never counted as done. */
+#define COUNTER_POLLS 8u
 static void wait_cntr(struct weft_ofi_tx *tx, struct fid_cntr *c, uint64_t issued,
                       uint64_t *err_seen, const char *what, const char *kind)
 {
-    unsigned spins = 0;
+    uint64_t done = fi_cntr_read(c);
+    if (WEFT_LIKELY(done >= issued))
+        return;
+    unsigned spins = 0, polls = 0;
     for (;;) {
-        uint64_t done = fi_cntr_read(c);
         uint64_t err = fi_cntr_readerr(c);
         if (WEFT_UNLIKELY(err != *err_seen)) {
             pick_up_error_text(tx);
@@ -100,7 +111,11 @@ static void wait_cntr(struct weft_ofi_tx *tx, struct fid_cntr *c, uint64_t issue
         }
         if (done + err >= issued)
             return;
-        weft_poll_yield(&spins);
+        if (++polls % COUNTER_POLLS == 0)
+            weft_poll_yield(&spins);
+        else
+            __builtin_ia32_pause();
+        done = fi_cntr_read(c);
     }
 }
 
