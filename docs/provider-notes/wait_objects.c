@@ -111,6 +111,16 @@ static const char *wait_name(enum fi_wait_obj w)
                                                                 : "FI_WAIT_NONE";
 }
 
+/* Print whether an object opened and whether it gives a wait fd; closes it. */
+static void report_wait(const char *what, int open_rc, struct fid *f)
+{
+    int fd = -1, g = f ? fi_control(f, FI_GETWAIT, &fd) : -FI_EPERM;
+    printf("%s open %s, FI_GETWAIT %s (fd %d)", what, open_rc ? fi_strerror(-open_rc) : "ok",
+           g ? fi_strerror(-g) : "ok", fd);
+    if (f)
+        fi_close(f);
+}
+
 int main(void)
 {
     struct fi_info *hints = fi_allocinfo();
@@ -134,24 +144,15 @@ int main(void)
     enum fi_wait_obj objs[] = {FI_WAIT_FD, FI_WAIT_UNSPEC, FI_WAIT_YIELD, FI_WAIT_NONE};
     for (int i = 0; i < 4 && rank == 0; i++) {
         struct fi_cq_attr ca = {.format = FI_CQ_FORMAT_DATA, .wait_obj = objs[i]};
-        struct fid_cq *c;
-        int r = fi_cq_open(dom, &ca, &c, NULL);
-        int fd = -1, g = -1;
-        if (r == 0) {
-            g = fi_control(&c->fid, FI_GETWAIT, &fd);
-            fi_close(&c->fid);
-        }
         struct fi_cntr_attr na = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = objs[i]};
+        struct fid_cq *c;
         struct fid_cntr *n;
-        int r2 = fi_cntr_open(dom, &na, &n, NULL);
-        int fd2 = -1, g2 = -1;
-        if (r2 == 0) {
-            g2 = fi_control(&n->fid, FI_GETWAIT, &fd2);
-            fi_close(&n->fid);
-        }
-        printf("  %-15s cq open %s, FI_GETWAIT %s (fd %d); cntr open %s, FI_GETWAIT %s (fd %d)\n",
-               wait_name(objs[i]), r ? fi_strerror(-r) : "ok", g ? fi_strerror(-g) : "ok", fd,
-               r2 ? fi_strerror(-r2) : "ok", g2 ? fi_strerror(-g2) : "ok", fd2);
+        printf("  %-15s", wait_name(objs[i]));
+        int r = fi_cq_open(dom, &ca, &c, NULL);
+        report_wait("cq", r, r ? NULL : &c->fid);
+        r = fi_cntr_open(dom, &na, &n, NULL);
+        report_wait("; cntr", r, r ? NULL : &n->fid);
+        printf("\n");
     }
 
     struct fi_av_attr ava = {.type = FI_AV_TABLE};
