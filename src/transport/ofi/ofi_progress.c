@@ -79,14 +79,22 @@ static void nap_us(long long us)
     nanosleep(&ts, NULL);
 }
 
-/* Block until a peer's request may have arrived, or ms passed. */
-static void wait_for_peer(int ms)
+/* Block until a peer's request may have arrived, or ms passed. 0, or -1
+ * when the provider will not let us wait on the fd after all (then the
+ * caller naps instead, never spins). */
+static int wait_for_peer(int ms)
 {
     struct fid *f = &weft_ofi.cq->fid;
-    if (fi_trywait(weft_ofi.fabric, &f, 1) != 0)
-        return; /* something is ready: progress now */
+    int rc = fi_trywait(weft_ofi.fabric, &f, 1);
+    if (rc == -FI_EAGAIN)
+        return 0; /* something is ready: progress now */
+    if (rc != 0) {
+        weft_debug("ofi: fi_trywait: %s; the progress thread naps instead", fi_strerror(-rc));
+        return -1;
+    }
     struct pollfd pf = {weft_ofi.wait_fd, POLLIN, 0};
     (void)poll(&pf, 1, ms);
+    return 0;
 }
 
 static void *progress_main(void *arg)
@@ -97,6 +105,7 @@ static void *progress_main(void *arg)
         interval = 1;
     long long standdown = interval;
     unsigned long seen = __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED);
+    int use_fd = weft_ofi.wait_fd >= 0;
     while (!__atomic_load_n(&weft_ofi.thread_stop, __ATOMIC_ACQUIRE)) {
         unsigned long now = __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED);
         if (now != seen) {
@@ -114,13 +123,12 @@ static void *progress_main(void *arg)
          * wait; between waits, non-blocking puts on manual-progress
          * providers would stall (tcp: the socket fills), so poke them. */
         weft_ofi_ctx_poke();
-        if (weft_ofi.wait_fd >= 0) {
-            /* Bounded, so that stop and the contexts' pokes are seen. */
-            int ms = (int)(interval / 1000) + 1;
-            wait_for_peer(ms < 10 ? 10 : ms);
-        } else {
+        /* Bounded, so that stop and the contexts' pokes are seen. */
+        int ms = (int)(interval / 1000) + 1;
+        if (use_fd && wait_for_peer(ms < 10 ? 10 : ms) != 0)
+            use_fd = 0;
+        if (!use_fd)
             nap_us(interval);
-        }
         seen = __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED);
     }
     return NULL;
