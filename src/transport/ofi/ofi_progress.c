@@ -40,7 +40,7 @@
 
 /* Longest nap of a thread that stood down: an application thread that
  * stops polling (returns to compute) is covered again within this. */
-#define STANDDOWN_MAX_US 5000
+#define STANDDOWN_MAX_US 1000
 
 static void drain(void)
 {
