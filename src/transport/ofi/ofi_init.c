@@ -19,6 +19,9 @@
 
 struct weft_ofi_state weft_ofi;
 
+/* 1: open the CQ with FI_WAIT_FD for the progress thread (see below). */
+#define WEFT_OFI_CQ_WAIT_FD 0
+
 #define NAME_MAX_LEN 128
 
 struct peer_blob {
@@ -539,10 +542,13 @@ int weft_ofi_init(int thread_multiple)
     memset(&cqa, 0, sizeof cqa);
     cqa.format = FI_CQ_FORMAT_DATA;
     cqa.size = 0;
-    /* A progress thread sleeps on the CQ's descriptor where the provider
-     * has one (ofi_progress.c); shm refuses FI_WAIT_FD (ENOSYS). */
+    /* A progress thread could sleep on the CQ's descriptor where the
+     * provider has one (ofi_progress.c; shm refuses FI_WAIT_FD). Off: on
+     * tcp;ofi_rxm a CQ with FI_WAIT_FD halved the 8-byte message rate
+     * (0.09-0.14 against 0.20-0.22 Mmsg/s, interleaved, docs/providers.md),
+     * so the thread naps WEFT_PROGRESS_INTERVAL on every provider. */
     cqa.wait_obj = FI_WAIT_NONE;
-    if (thread_on) {
+    if (thread_on && WEFT_OFI_CQ_WAIT_FD) {
         cqa.wait_obj = FI_WAIT_FD;
         if (fi_cq_open(weft_ofi.domain, &cqa, &weft_ofi.cq, NULL) == 0)
             weft_ofi.cq_wait_fd = 1;
