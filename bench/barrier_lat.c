@@ -1,9 +1,11 @@
 /* barrier_lat: shmem_barrier_all latency over all PEs, microseconds per
- * barrier. Also checks that a barrier really separates a put from the
- * reads after it. */
+ * barrier, and the active-set shmem_barrier over all PEs with a pSync
+ * (barrier_aset_lat: what OSU's osu_oshm_barrier calls). Also checks that
+ * a barrier really separates a put from the reads after it. */
 #include "bench.h"
 
 static long seen; /* symmetric */
+static long psync[SHMEM_BARRIER_SYNC_SIZE]; /* symmetric */
 
 int main(int argc, char **argv)
 {
@@ -23,6 +25,18 @@ int main(int argc, char **argv)
     double t = bench_now() - t0;
     if (me == 0)
         bench_result("barrier_lat", 0, 1e6 * t / (double)iters, "us");
+
+    for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; i++)
+        psync[i] = SHMEM_SYNC_VALUE;
+    shmem_barrier_all();
+    for (long i = 0; i < warm + iters; i++) {
+        if (i == warm)
+            t0 = bench_now();
+        shmem_barrier(0, 0, npes, psync);
+    }
+    t = bench_now() - t0;
+    if (me == 0)
+        bench_result("barrier_aset_lat", 0, 1e6 * t / (double)iters, "us");
 
     /* Check: a put before a barrier is visible after it. */
     int status = 0;

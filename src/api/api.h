@@ -54,11 +54,16 @@ static inline int weft_api_pe(const char *call, const struct weft_ctx *c, int pe
  * For the default context and a heap object of up to WEFT_FAST_MAX bytes:
  * one unsigned compare places the object in the heap (and fails before
  * init, when the limit is 0), one checks the PE, one load of the peer's
- * direct mapping picks the path. Everything else (static data, contexts,
- * large transfers, bad arguments) takes the checked path below, which
- * names the call and the argument. */
-#define WEFT_HEAP_ADDR(OFF) ((uintptr_t)weft_fast_heap_base + (OFF))
+ * direct mapping picks the path. shmem_TYPE_p and _g then try the static
+ * data segment the same way (a static variable of a node peer is as direct
+ * as a heap object; through libfabric it takes the checked path).
+ * Everything else (contexts, large transfers, bad arguments) takes the
+ * checked path below, which names the call and the argument. */
 #define WEFT_HEAP_OFF(ADDR) ((uint64_t)((uintptr_t)(ADDR) - (uintptr_t)weft_fast_heap_base))
+/* The data offset from the heap offset (see weft_fast_data_delta), and
+ * back to the address. */
+#define WEFT_DATA_OFF_OF_HEAP_OFF(OFF) ((OFF) + weft_fast_data_delta)
+#define WEFT_DATA_ADDR(DOFF) ((uintptr_t)weft_fast_data_base + (DOFF))
 
 /* The PE check of the fast path: the range is a compare with memory
  * (weft_fast_n_pes), the message weft_check_pe's. */
@@ -88,9 +93,9 @@ union weft_scalar {
 #define WEFT_COLD __attribute__((cold, noinline))
 
 #define WEFT_DEF_API_PG(N, T)                                                               \
-    static WEFT_COLD void weft_p_checked_##N(uint64_t off, T value, int pe)                 \
+    static WEFT_COLD void weft_p_checked_##N(uint64_t doff, T value, int pe)                \
     {                                                                                       \
-        weft_api_put("shmem_" #N "_p", SHMEM_CTX_DEFAULT, (T *)WEFT_HEAP_ADDR(off), &value, \
+        weft_api_put("shmem_" #N "_p", SHMEM_CTX_DEFAULT, (T *)WEFT_DATA_ADDR(doff), &value, \
                      sizeof(T), pe, 0);                                                     \
     }                                                                                       \
     void shmem_##N##_p(T *dest, T value, int pe)                                            \
@@ -108,13 +113,22 @@ union weft_scalar {
             weft_ofi_put_scalar(off, v.bits, sizeof(T), pe);                                \
             return;                                                                         \
         }                                                                                   \
-        weft_p_checked_##N(off, value, pe);                                                 \
+        uint64_t doff = WEFT_DATA_OFF_OF_HEAP_OFF(off);                                     \
+        if (sizeof(T) <= 8 && doff < weft_fast_data_limit) {                                \
+            weft_fast_check_pe("shmem_" #N "_p", pe);                                       \
+            char *dpeer = weft_fast_data_peer[(unsigned)pe];                                \
+            if (WEFT_LIKELY(dpeer != NULL)) {                                               \
+                *(T *)(void *)(dpeer + doff) = value;                                       \
+                return;                                                                     \
+            }                                                                               \
+        }                                                                                   \
+        weft_p_checked_##N(doff, value, pe);                                                \
     }                                                                                       \
-    static WEFT_COLD T weft_g_checked_##N(uint64_t off, int pe)                             \
+    static WEFT_COLD T weft_g_checked_##N(uint64_t doff, int pe)                            \
     {                                                                                       \
         T value;                                                                            \
         weft_api_get("shmem_" #N "_g", SHMEM_CTX_DEFAULT, &value,                           \
-                     (const T *)WEFT_HEAP_ADDR(off), sizeof(T), pe, 0);                     \
+                     (const T *)WEFT_DATA_ADDR(doff), sizeof(T), pe, 0);                    \
         return value;                                                                       \
     }                                                                                       \
     T shmem_##N##_g(const T *source, int pe)                                                \
@@ -131,7 +145,14 @@ union weft_scalar {
             memcpy(&value, v.bytes, sizeof(T));                                             \
             return value;                                                                   \
         }                                                                                   \
-        return weft_g_checked_##N(off, pe);                                                 \
+        uint64_t doff = WEFT_DATA_OFF_OF_HEAP_OFF(off);                                     \
+        if (sizeof(T) <= 8 && doff < weft_fast_data_limit) {                                \
+            weft_fast_check_pe("shmem_" #N "_g", pe);                                       \
+            const char *dpeer = weft_fast_data_peer[(unsigned)pe];                          \
+            if (WEFT_LIKELY(dpeer != NULL))                                                 \
+                return *(const T *)(const void *)(dpeer + doff);                            \
+        }                                                                                   \
+        return weft_g_checked_##N(doff, pe);                                                \
     }
 
 static inline void weft_api_put(const char *call, shmem_ctx_t ctx, void *dest, const void *src,

@@ -79,7 +79,7 @@ void weft_heap_init(size_t size)
                        "cannot map a symmetric heap of %zu bytes; lower SHMEM_SYMMETRIC_SIZE", size);
     }
     weft_rt.seg[WEFT_SEG_HEAP] = (struct weft_segment){base, size, fd};
-    weft_fast_heap_base = base;
+    weft_fast_set_bases(base, weft_fast_data_base);
     nblocks = 0;
     blocks_insert(0, (struct weft_block){0, size, 0});
 }
@@ -88,7 +88,7 @@ void weft_heap_fini(void)
 {
     struct weft_segment *s = &weft_rt.seg[WEFT_SEG_HEAP];
     weft_fast_heap_limit = 0;
-    weft_fast_heap_base = NULL;
+    weft_fast_set_bases(NULL, weft_fast_data_base);
     if (s->base)
         munmap(s->base, s->size);
     if (s->fd >= 0)

@@ -121,6 +121,10 @@ int weft_runtime_init(int requested, int *provided)
     weft_fast_n_pes = (unsigned)weft_rt.n_pes;
     weft_fast_heap_peer = weft_onnode.base[WEFT_SEG_HEAP];
     weft_fast_heap_limit = weft_rt.seg[WEFT_SEG_HEAP].size - WEFT_FAST_MAX;
+    weft_fast_set_bases(weft_fast_heap_base, weft_rt.seg[WEFT_SEG_DATA].base);
+    weft_fast_data_peer = weft_onnode.base[WEFT_SEG_DATA];
+    if (weft_rt.seg[WEFT_SEG_DATA].size > WEFT_FAST_MAX && weft_fast_data_peer)
+        weft_fast_data_limit = weft_rt.seg[WEFT_SEG_DATA].size - WEFT_FAST_MAX;
     weft_team_init_predefined();
     weft_hang_init();
 
@@ -156,6 +160,7 @@ void weft_runtime_finalize(void)
      * progress kept running) is finalize's synchronization, so it can
      * never pair with a peer's shmem_barrier_all. */
     weft_fast_heap_limit = 0; /* every call after this takes the checked path */
+    weft_fast_data_limit = 0;
     weft_rt.initialized = 0;
     weft_rt.finalized = 1;
     weft_ofi_fini();

@@ -101,6 +101,28 @@ extern char *weft_fast_heap_base;
 extern uint64_t weft_fast_heap_limit;
 extern unsigned weft_fast_n_pes;
 extern char **weft_fast_heap_peer;
+/* The same for the static data segment (.data/.bss), taken by shmem_TYPE_p
+ * and shmem_TYPE_g after the heap compare fails:
+ *  weft_fast_data_base   = weft_rt.seg[WEFT_SEG_DATA].base;
+ *  weft_fast_data_limit  = data size - WEFT_FAST_MAX, 0 when smaller,
+ *                          before init and after finalize;
+ *  weft_fast_data_peer   = each PE's directly mapped static data or NULL
+ *                          (weft_onnode.base[WEFT_SEG_DATA]; NULL sends the
+ *                          call to the checked path, and libfabric). */
+extern char *weft_fast_data_base;
+extern uint64_t weft_fast_data_limit;
+extern char **weft_fast_data_peer;
+/* heap base - data base: turns the heap offset the fast path computed
+ * first into the data offset in place (one add, no second copy of the
+ * address), and back into the address on the checked path. Kept in step
+ * with the bases by weft_fast_set_bases. */
+extern uint64_t weft_fast_data_delta;
+static inline void weft_fast_set_bases(char *heap, char *data)
+{
+    weft_fast_heap_base = heap;
+    weft_fast_data_base = data;
+    weft_fast_data_delta = (uint64_t)(uintptr_t)heap - (uint64_t)(uintptr_t)data;
+}
 
 /* Library-private symmetric objects, allocated first in the heap so they
  * sit at the same offset on every PE. */

@@ -20,3 +20,7 @@ char *weft_fast_heap_base;
 uint64_t weft_fast_heap_limit;
 unsigned weft_fast_n_pes;
 char **weft_fast_heap_peer;
+char *weft_fast_data_base;
+uint64_t weft_fast_data_delta;
+uint64_t weft_fast_data_limit;
+char **weft_fast_data_peer;

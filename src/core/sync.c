@@ -16,25 +16,29 @@
  * wait runs out of it (the peer is not: give it the CPU sooner). Shared by
  * the threads of a PE; relaxed atomics, it is only a heuristic. */
 #define SPIN_MIN 64u
+/* Polls an oversubscribed PE yields before it starts napping. */
+#define YIELD_POLLS 1000u
 static unsigned spin_budget, spin_ceiling, spin_prev;
+static int oversubscribed; /* this host's PEs outnumber its CPUs */
 
 static void spin_init(void)
 {
+    int fits = 0;
+    if (weft_rt.pe_host) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        int here = 0;
+        for (int pe = 0; pe < weft_rt.n_pes; pe++)
+            here += weft_rt.pe_host[pe] == weft_rt.pe_host[weft_rt.my_pe];
+        fits = cpus > 0 && here <= cpus;
+        oversubscribed = cpus > 0 && here > cpus;
+    }
     if (weft_tun_is_set(WEFT_TUN_SPIN_YIELD)) {
         long long v = weft_tun_int(WEFT_TUN_SPIN_YIELD);
         spin_ceiling = v < 0 ? 0u : v > 1000000000 ? 1000000000u : (unsigned)v;
         __atomic_store_n(&spin_budget, spin_ceiling, __ATOMIC_RELAXED);
         return;
     }
-    spin_ceiling = SPIN_MIN;
-    if (weft_rt.pe_host) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        int here = 0;
-        for (int pe = 0; pe < weft_rt.n_pes; pe++)
-            here += weft_rt.pe_host[pe] == weft_rt.pe_host[weft_rt.my_pe];
-        if (cpus > 0 && here <= cpus)
-            spin_ceiling = 20000;
-    }
+    spin_ceiling = fits ? 20000 : SPIN_MIN;
     __atomic_store_n(&spin_budget, SPIN_MIN, __ATOMIC_RELAXED);
 }
 
@@ -64,11 +68,16 @@ void weft_poll_yield(unsigned *spins)
         __atomic_store_n(&spin_budget, budget / 2 < SPIN_MIN ? SPIN_MIN : budget / 2,
                          __ATOMIC_RELAXED);
     weft_wait_slow(s); /* launcher death, finalized peers, hang report */
-    if (s < budget + 1000) {
+    if (!oversubscribed || s < budget + YIELD_POLLS) {
+        /* While the PEs fit on the cores, a waiting PE never naps: a nap
+         * lasts 100 us or more whatever is asked (the kernel's timer
+         * slack), and its peers' reads, atomics and quiets, served by its
+         * progress here, would wait that long for each. sched_yield
+         * returns at once when nothing else wants the core. */
         sched_yield();
     } else {
-        /* Long waits (a peer computing) sleep briefly: with more PEs than
-         * cores, sched_yield alone can starve the one we wait for. */
+        /* Oversubscribed and still waiting: the PE we wait for may need
+         * this core, and sched_yield alone can starve it, so nap. */
         struct timespec ts = {0, 20000};
         nanosleep(&ts, NULL);
     }

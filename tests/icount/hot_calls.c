@@ -47,6 +47,9 @@ static int *int_target;
 static long *long_target;
 static char *bytes_target;
 static long *flag_target;
+/* And one static (.bss) target: static symmetric variables take the same
+ * fast path as heap objects. */
+static int static_int_target;
 
 /* One profile per phase; the name carries the call count so measure.py
  * divides by what actually ran. */
@@ -74,6 +77,26 @@ static void phase_int_p(int me, int calls)
         }
         shmem_quiet();
         dump_phase("shmem_int_p", calls);
+    }
+    shmem_barrier_all();
+}
+
+/* shmem_int_p to a static variable. */
+static void phase_int_p_static(int me, int calls)
+{
+    if (me == 0) {
+        for (int i = 0; i < WARMUP_CALLS; i++)
+            shmem_int_p(&static_int_target, i, 1);
+        shmem_quiet();
+        for (int i = 0; i < calls; i++) {
+            CALLGRIND_TOGGLE_COLLECT;
+            shmem_int_p(&static_int_target, i, 1);
+            CALLGRIND_TOGGLE_COLLECT;
+            if (i % QUIET_WINDOW == QUIET_WINDOW - 1)
+                shmem_quiet();
+        }
+        shmem_quiet();
+        dump_phase("shmem_int_p_static", calls);
     }
     shmem_barrier_all();
 }
@@ -266,6 +289,7 @@ int main(int argc, char **argv)
     shmem_barrier_all();
 
     phase_int_p(me, calls);
+    phase_int_p_static(me, calls);
     phase_fetch_add(me, calls);
     phase_putmem_nbi(me, calls);
     phase_quiet(me, calls);
@@ -275,12 +299,12 @@ int main(int argc, char **argv)
     if (me == 1) {
         /* PE 1 checks that PE 0's last writes of each kind arrived. */
         long fadd_expected = WARMUP_CALLS + calls;
-        if (*int_target != calls - 1 || *long_target != fadd_expected ||
+        if (*int_target != calls - 1 || static_int_target != calls - 1 || *long_target != fadd_expected ||
             *flag_target != calls - 1 || memcmp(bytes_target, "01234567", 8) != 0) {
             fprintf(stderr,
-                    "hot_calls: PE 1 sees int %d (want %d), long %ld (want %ld), flag %ld "
-                    "(want %d)\n",
-                    *int_target, calls - 1, *long_target, fadd_expected, *flag_target,
+                    "hot_calls: PE 1 sees int %d (want %d), static int %d, long %ld (want "
+                    "%ld), flag %ld (want %d)\n",
+                    *int_target, calls - 1, static_int_target, *long_target, fadd_expected, *flag_target,
                     calls - 1);
             shmem_global_exit(1);
         }

@@ -73,6 +73,9 @@ import tempfile
 # the direct path, where a quiet is a fence and a flag test.
 TARGETS = [
     ("onnode", "shmem_int_p", "total", 12),
+    # A static (.bss) target: the heap compare fails first, then the data
+    # offset is formed in place (one add) and compared: 3 more than the heap.
+    ("onnode", "shmem_int_p_static", "total", 15),
     ("onnode", "shmem_quiet", "own", 8),
     ("onnode", "shmem_long_atomic_fetch_add", "total", 24),
     ("shm", "shmem_int_p", "own", 56),
@@ -87,6 +90,7 @@ TARGETS = [
 # The measured calls: hot_calls' phase name -> the name shown in the table.
 CALLS = collections.OrderedDict([
     ("shmem_int_p", "shmem_int_p"),
+    ("shmem_int_p_static", "shmem_int_p_static (.bss)"),
     ("shmem_long_atomic_fetch_add", "shmem_long_atomic_fetch_add"),
     ("shmem_putmem_nbi_8B", "shmem_putmem_nbi 8 B"),
     ("shmem_quiet_after_put", "shmem_quiet"),

@@ -2,8 +2,8 @@
  * provider choice (fi_getinfo order, FI_PROVIDER / WEFT_PROVIDER), the
  * domain threading model, endpoint + AV (FI_AV_TABLE, fi_addr == PE) +
  * counters + CQ, segment registration and the exchange of names, keys and
- * bases through the bootstrap, the progress engine and its thread, the
- * wait/retry helpers, and weft_ofi_describe. */
+ * bases through the bootstrap, the wait/retry helpers, and
+ * weft_ofi_describe (progress and its thread: ofi_progress.c). */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -22,6 +22,9 @@
 #include "ofi_msg.h"
 
 struct weft_ofi_state weft_ofi;
+
+/* 1: open the CQ with FI_WAIT_FD for the progress thread (see below). */
+#define WEFT_OFI_CQ_WAIT_FD 0
 
 #define NAME_MAX_LEN 128
 
@@ -90,12 +93,23 @@ static void pick_up_error_text(struct weft_ofi_tx *tx)
     (void)weft_ofi_read_cq_error(tx->cq, &err);
 }
 
+/* Counters first: on the util-based providers (shm, tcp;ofi_rxm) reading a
+ * counter progresses the endpoints bound to it, which is all a write or a
+ * read of ours needs, so the full progress call (draining the CQ for
+ * incoming messages, counting this thread as polling) runs only every
+ * COUNTER_POLLS polls; it still runs, or a peer waiting on one of our
+ * software-atomic replies while we wait for it would never see it. The
+ * error counter is read only while the count falls short: an operation
+ * that failed is never counted as done. */
+#define COUNTER_POLLS 8u
 static void wait_cntr(struct weft_ofi_tx *tx, struct fid_cntr *c, uint64_t issued,
                       uint64_t *err_seen, const char *what, const char *kind)
 {
-    unsigned spins = 0;
+    uint64_t done = fi_cntr_read(c);
+    if (WEFT_LIKELY(done >= issued))
+        return;
+    unsigned spins = 0, polls = 0;
     for (;;) {
-        uint64_t done = fi_cntr_read(c);
         uint64_t err = fi_cntr_readerr(c);
         if (WEFT_UNLIKELY(err != *err_seen)) {
             pick_up_error_text(tx);
@@ -104,7 +118,11 @@ static void wait_cntr(struct weft_ofi_tx *tx, struct fid_cntr *c, uint64_t issue
         }
         if (done + err >= issued)
             return;
-        weft_poll_yield(&spins);
+        if (++polls % COUNTER_POLLS == 0)
+            weft_poll_yield(&spins);
+        else
+            __builtin_ia32_pause();
+        done = fi_cntr_read(c);
     }
 }
 
@@ -118,62 +136,6 @@ void weft_ofi_wait_reads(struct weft_ofi_tx *tx, const char *what)
 {
     uint64_t issued = __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED);
     wait_cntr(tx, tx->rcntr, issued, &tx->r_err_seen, what, "get/fetching atomic");
-}
-
-/* ---- progress ---------------------------------------------------------- */
-
-void weft_ofi_progress(void)
-{
-    if (WEFT_UNLIKELY(!weft_ofi.cq))
-        return;
-    /* One thread drains the CQ at a time; the others have nothing to add. */
-    if (__atomic_exchange_n(&weft_ofi.progress_lock, 1, __ATOMIC_ACQUIRE))
-        return;
-    weft_am_poll();
-    __atomic_store_n(&weft_ofi.progress_lock, 0, __ATOMIC_RELEASE);
-}
-
-static void *progress_main(void *arg)
-{
-    (void)arg;
-    long long us = weft_tun_int(WEFT_TUN_PROGRESS_INTERVAL);
-    if (us < 1)
-        us = 1;
-    struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
-    while (!__atomic_load_n(&weft_ofi.thread_stop, __ATOMIC_ACQUIRE)) {
-        weft_ofi_progress();
-        /* Counters progress too on some providers (util counters). */
-        (void)fi_cntr_read(weft_ofi_tx0.wcntr);
-        /* Contexts' endpoints are progressed by their owners while they
-         * wait; between waits, non-blocking puts on manual-progress
-         * providers would stall (tcp: the socket fills), so poke them. */
-        weft_ofi_ctx_poke();
-        nanosleep(&ts, NULL);
-    }
-    return NULL;
-}
-
-int weft_ofi_thread_start(void)
-{
-    if (weft_ofi.progress_thread)
-        return 0;
-    weft_ofi.thread_stop = 0;
-    int rc = pthread_create(&weft_ofi.thread, NULL, progress_main, NULL);
-    if (rc) {
-        weft_warn("weft_ofi_init", "cannot start the progress thread: %s", strerror(rc));
-        return -1;
-    }
-    weft_ofi.progress_thread = 1;
-    return 0;
-}
-
-void weft_ofi_thread_stop(void)
-{
-    if (!weft_ofi.progress_thread)
-        return;
-    __atomic_store_n(&weft_ofi.thread_stop, 1, __ATOMIC_RELEASE);
-    pthread_join(weft_ofi.thread, NULL);
-    weft_ofi.progress_thread = 0;
 }
 
 /* ---- provider selection ------------------------------------------------ */
@@ -660,7 +622,21 @@ int weft_ofi_init(int thread_multiple)
     memset(&cqa, 0, sizeof cqa);
     cqa.format = FI_CQ_FORMAT_DATA;
     cqa.size = 0;
-    CHECK(fi_cq_open(weft_ofi.domain, &cqa, &weft_ofi.cq, NULL), "fi_cq_open");
+    /* A progress thread could sleep on the CQ's descriptor where the
+     * provider has one (ofi_progress.c; shm refuses FI_WAIT_FD). Off: on
+     * tcp;ofi_rxm a CQ with FI_WAIT_FD halved the 8-byte message rate
+     * (0.09-0.14 against 0.20-0.22 Mmsg/s, interleaved, docs/providers.md),
+     * so the thread naps WEFT_PROGRESS_INTERVAL on every provider. */
+    cqa.wait_obj = FI_WAIT_NONE;
+    if (thread_on && WEFT_OFI_CQ_WAIT_FD) {
+        cqa.wait_obj = FI_WAIT_FD;
+        if (fi_cq_open(weft_ofi.domain, &cqa, &weft_ofi.cq, NULL) == 0)
+            weft_ofi.cq_wait_fd = 1;
+        else
+            cqa.wait_obj = FI_WAIT_NONE;
+    }
+    if (!weft_ofi.cq_wait_fd)
+        CHECK(fi_cq_open(weft_ofi.domain, &cqa, &weft_ofi.cq, NULL), "fi_cq_open");
 
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
     if (weft_ofi_tx_open(tx, weft_ofi.cq, 1) != 0)
@@ -757,6 +733,7 @@ int weft_ofi_init(int thread_multiple)
                   weft_ofi_provider_name());
         thread_on = 0;
     }
+    weft_ofi_wait_obj_init();
     if (thread_on && weft_ofi_thread_start() != 0)
         return -1;
     /* Everyone's receive buffers are posted before anyone sends. */

@@ -145,8 +145,11 @@ struct weft_ofi_state {
     uint8_t dt_native[WEFT_DT_NTYPES];
     int amo_forced_software;
     int have_atomic_cap;
-    /* progress */
+    /* progress (ofi_progress.c) */
     int progress_lock; /* trylock flag: one thread drains the CQ at a time */
+    unsigned long app_polls; /* progress calls by application threads */
+    int cq_wait_fd;          /* the CQ was opened with FI_WAIT_FD */
+    int wait_fd;             /* its descriptor, or -1: the thread naps */
     pthread_t thread;
     int thread_stop;
     char last_err[256]; /* last error completion seen, for messages */
@@ -237,7 +240,9 @@ void weft_ofi_wait_reads(struct weft_ofi_tx *tx, const char *what);
 /* Atomics setup (ofi_amo.c): fill amo_query/dt_native. */
 void weft_ofi_amo_init(void);
 
-/* Progress thread (ofi_init.c). */
+/* Progress thread (ofi_progress.c); wait_obj_init finds the CQ's wait
+ * descriptor, once the CQ is open. */
+void weft_ofi_wait_obj_init(void);
 int weft_ofi_thread_start(void);
 void weft_ofi_thread_stop(void);
 

@@ -1,0 +1,158 @@
+/* ofi_progress.c owns progress of the libfabric transport for
+ * manual-progress providers: the progress call every wait loop makes, and
+ * the progress thread that answers peers while no application thread is
+ * inside weft.
+ *
+ * Who drives progress. A PE's peers can only complete their reads, atomics,
+ * flushes and first contacts with it while something calls into its
+ * endpoint (shm and tcp;ofi_rxm progress manually: docs/providers.md,
+ * problem 1). Every weft wait loop calls weft_ofi_progress through
+ * weft_poll_yield, so a PE that waits in weft answers within the provider's
+ * own latency. The progress thread is for the PE that computes. It must
+ * not fight the application threads that are polling anyway: on a machine
+ * with as many cores as PEs a thread that wakes to take the endpoint's
+ * locks (weft's drain flag, and shm's spinlock, which peers enqueueing into
+ * the endpoint take too) preempts a polling PE and stalls its peers
+ * (measured: put + quiet 73 us instead of 3 on 2 cores). So:
+ *
+ *  - application polls are counted (app_polls); the thread looks at the
+ *    count each time it wakes: when it moved, an application thread is
+ *    driving progress and the thread stands down, sleeping twice as long
+ *    each time (up to STANDDOWN_MAX_US), touching nothing;
+ *  - when the count did not move, the thread drives progress itself and
+ *    then waits on the provider's wait object where there is one: the CQ
+ *    opened with FI_WAIT_FD (tcp;ofi_rxm, sockets), whose descriptor
+ *    becomes readable when a peer's request arrives on any of the
+ *    endpoint's connections (fi_trywait, then poll()), so a computing PE
+ *    answers in about the provider's latency; shm has no wait object
+ *    (FI_WAIT_FD is refused, FI_WAIT_UNSPEC/YIELD waits are spins), so
+ *    there the thread naps WEFT_PROGRESS_INTERVAL between polls.
+ *
+ * docs/providers.md has the measured wait objects per provider
+ * (docs/provider-notes/wait_objects.c). */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <time.h>
+
+#include "ofi_internal.h"
+#include "ofi_msg.h"
+
+/* Longest nap of a thread that stood down: an application thread that
+ * stops polling (returns to compute) is covered again within this. */
+#define STANDDOWN_MAX_US 1000
+
+static void drain(void)
+{
+    /* One thread drains the CQ at a time; the others have nothing to add. */
+    if (__atomic_exchange_n(&weft_ofi.progress_lock, 1, __ATOMIC_ACQUIRE))
+        return;
+    weft_am_poll();
+    __atomic_store_n(&weft_ofi.progress_lock, 0, __ATOMIC_RELEASE);
+}
+
+void weft_ofi_progress(void)
+{
+    if (WEFT_UNLIKELY(!weft_ofi.cq))
+        return;
+    /* A relaxed load and store, not an atomic increment: two application
+     * threads racing lose a count, which only means "still polling". */
+    __atomic_store_n(&weft_ofi.app_polls, __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+    drain();
+}
+
+void weft_ofi_wait_obj_init(void)
+{
+    weft_ofi.wait_fd = -1;
+    int fd = -1;
+    if (weft_ofi.cq_wait_fd && fi_control(&weft_ofi.cq->fid, FI_GETWAIT, &fd) == 0 && fd >= 0)
+        weft_ofi.wait_fd = fd;
+    weft_debug("ofi: progress thread waits on %s",
+               weft_ofi.wait_fd >= 0 ? "the CQ's file descriptor (FI_WAIT_FD)"
+                                     : "nothing (naps WEFT_PROGRESS_INTERVAL)");
+}
+
+static void nap_us(long long us)
+{
+    struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+    nanosleep(&ts, NULL);
+}
+
+/* Block until a peer's request may have arrived, or ms passed. 0, or -1
+ * when the provider will not let us wait on the fd after all (then the
+ * caller naps instead, never spins). */
+static int wait_for_peer(int ms)
+{
+    struct fid *f = &weft_ofi.cq->fid;
+    int rc = fi_trywait(weft_ofi.fabric, &f, 1);
+    if (rc == -FI_EAGAIN)
+        return 0; /* something is ready: progress now */
+    if (rc != 0) {
+        weft_debug("ofi: fi_trywait: %s; the progress thread naps instead", fi_strerror(-rc));
+        return -1;
+    }
+    struct pollfd pf = {weft_ofi.wait_fd, POLLIN, 0};
+    (void)poll(&pf, 1, ms);
+    return 0;
+}
+
+static void *progress_main(void *arg)
+{
+    (void)arg;
+    long long interval = weft_tun_int(WEFT_TUN_PROGRESS_INTERVAL);
+    if (interval < 1)
+        interval = 1;
+    long long standdown = interval;
+    unsigned long seen = __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED);
+    int use_fd = weft_ofi.wait_fd >= 0;
+    while (!__atomic_load_n(&weft_ofi.thread_stop, __ATOMIC_ACQUIRE)) {
+        unsigned long now = __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED);
+        if (now != seen) {
+            /* An application thread progresses: keep out of its way. */
+            seen = now;
+            nap_us(standdown);
+            standdown = standdown * 2 > STANDDOWN_MAX_US ? STANDDOWN_MAX_US : standdown * 2;
+            continue;
+        }
+        standdown = interval;
+        drain();
+        /* Counters progress too on some providers (util counters). */
+        (void)fi_cntr_read(weft_ofi_tx0.wcntr);
+        /* Contexts' endpoints are progressed by their owners while they
+         * wait; between waits, non-blocking puts on manual-progress
+         * providers would stall (tcp: the socket fills), so poke them. */
+        weft_ofi_ctx_poke();
+        /* Bounded, so that stop and the contexts' pokes are seen. */
+        int ms = (int)(interval / 1000) + 1;
+        if (use_fd && wait_for_peer(ms < 10 ? 10 : ms) != 0)
+            use_fd = 0;
+        if (!use_fd)
+            nap_us(interval);
+        seen = __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+int weft_ofi_thread_start(void)
+{
+    if (weft_ofi.progress_thread)
+        return 0;
+    weft_ofi.thread_stop = 0;
+    int rc = pthread_create(&weft_ofi.thread, NULL, progress_main, NULL);
+    if (rc) {
+        weft_warn("weft_ofi_init", "cannot start the progress thread: %s", strerror(rc));
+        return -1;
+    }
+    weft_ofi.progress_thread = 1;
+    return 0;
+}
+
+void weft_ofi_thread_stop(void)
+{
+    if (!weft_ofi.progress_thread)
+        return;
+    __atomic_store_n(&weft_ofi.thread_stop, 1, __ATOMIC_RELEASE);
+    pthread_join(weft_ofi.thread, NULL);
+    weft_ofi.progress_thread = 0;
+}
