@@ -143,31 +143,22 @@ int main(void)
                 check(&w, "shmem_putmem_signal (data)", len);
             }
             WT_PHASE("%s: scalar p and typed puts", place);
-            arm(&w, mapped, 1);
-            shmem_char_p((char *)dest, 'x', 1);
-            check(&w, "shmem_char_p", 1);
-            arm(&w, mapped, 2);
-            shmem_short_p((short *)(void *)dest, 7, 1);
-            check(&w, "shmem_short_p", 2);
-            arm(&w, mapped, 4);
-            shmem_int_p((int *)(void *)dest, 7, 1);
-            check(&w, "shmem_int_p", 4);
-            arm(&w, mapped, 4);
-            shmem_float_p((float *)(void *)dest, 7.0f, 1);
-            check(&w, "shmem_float_p", 4);
-            arm(&w, mapped, 8);
-            shmem_long_p((long *)(void *)dest, 7, 1);
-            check(&w, "shmem_long_p", 8);
-            arm(&w, mapped, 8);
-            shmem_double_p((double *)(void *)dest, 7.0, 1);
-            check(&w, "shmem_double_p", 8);
-            arm(&w, mapped, 16);
-            shmem_longdouble_put((long double *)(void *)dest, (const long double *)(void *)src,
-                                 1, 1);
-            check(&w, "shmem_longdouble_put of 1 element", 16);
-            arm(&w, mapped, 12);
-            shmem_int_put((int *)(void *)dest, (const int *)(void *)src, 3, 1);
-            check(&w, "shmem_int_put of 3 elements", 12);
+/* Watch LEN bytes of the destination around one call, named by its text. */
+#define ONE_CALL(LEN, CALL)                                                        \
+    do {                                                                           \
+        arm(&w, mapped, (LEN));                                                    \
+        CALL;                                                                      \
+        check(&w, #CALL, (LEN));                                                   \
+    } while (0)
+            ONE_CALL(1, shmem_char_p((char *)dest, 'x', 1));
+            ONE_CALL(2, shmem_short_p((short *)(void *)dest, 7, 1));
+            ONE_CALL(4, shmem_int_p((int *)(void *)dest, 7, 1));
+            ONE_CALL(4, shmem_float_p((float *)(void *)dest, 7.0f, 1));
+            ONE_CALL(8, shmem_long_p((long *)(void *)dest, 7, 1));
+            ONE_CALL(8, shmem_double_p((double *)(void *)dest, 7.0, 1));
+            ONE_CALL(16, shmem_longdouble_put((long double *)(void *)dest,
+                                              (const long double *)(void *)src, 1, 1));
+            ONE_CALL(12, shmem_int_put((int *)(void *)dest, (const int *)(void *)src, 3, 1));
             /* Strided: the watched bytes are element 0 and element 2 (of 3
              * with stride 2): first, last and in between. */
             arm(&w, mapped, 20);
