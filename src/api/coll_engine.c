@@ -138,17 +138,23 @@ static void coll_signal(struct weft_coll *c, int idx, int pe, int fence, int64_t
     weft_tx_amo(ctx0, WEFT_AMO_ADD, WEFT_DT_I64, c->fseg, off, &v, NULL, NULL, wpe(c, pe));
 }
 
+/* What the hang report prints for a PE blocked on counter m (sync.c). */
+static void record_coll_wait(const struct weft_coll *c, int m, uint64_t want)
+{
+    weft_wait.call = c->call;
+    weft_wait.team = c->team;
+    weft_wait.addr = &c->flags[m];
+    weft_wait.want = want;
+    weft_wait.kind = WEFT_WAIT_COLL;
+}
+
 static void coll_wait(struct weft_coll *c, int idx, uint64_t count)
 {
     int m = cidx(c, idx);
     uint64_t want = (c->expect[m] += count);
     if (__atomic_load_n(&c->flags[m], __ATOMIC_ACQUIRE) >= want)
         return;
-    weft_wait.call = c->call;
-    weft_wait.team = c->team;
-    weft_wait.addr = &c->flags[m];
-    weft_wait.want = want;
-    weft_wait.kind = WEFT_WAIT_COLL;
+    record_coll_wait(c, m, want);
     unsigned spins = 0;
     while (__atomic_load_n(&c->flags[m], __ATOMIC_ACQUIRE) < want)
         weft_poll_yield(&spins);
@@ -161,11 +167,7 @@ static uint64_t coll_wait_value(struct weft_coll *c, int idx)
     int m = cidx(c, idx);
     uint64_t v;
     unsigned spins = 0;
-    weft_wait.call = c->call;
-    weft_wait.team = c->team;
-    weft_wait.addr = &c->flags[m];
-    weft_wait.want = 1;
-    weft_wait.kind = WEFT_WAIT_COLL;
+    record_coll_wait(c, m, 1);
     while ((v = __atomic_load_n(&c->flags[m], __ATOMIC_ACQUIRE)) == 0)
         weft_poll_yield(&spins);
     weft_wait.kind = WEFT_WAIT_NONE;
