@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- configuration ------------------------------------------------------- */
 #if defined(GASNET_SEQ) + defined(GASNET_PARSYNC) + defined(GASNET_PAR) > 1
@@ -157,6 +158,88 @@ void weft_gasnet_put_nbi_bulk(gasnet_node_t node, void *dest, void *src, size_t 
 void weft_gasnet_get_nbi(void *dest, gasnet_node_t node, void *src, size_t nbytes);
 void weft_gasnet_get_nbi_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes);
 
+/* ---- the direct path's fast table ---------------------------------------------
+ * Puts and gets of up to WEFT_GN_FAST_MAX bytes to a node whose segment
+ * this process maps (the direct on-node path) are inline: a compare of the
+ * node with the node count, then one compare of the address's offset in
+ * that node's segment with its entry's limit, which checks the segment
+ * bound and chooses the path at once (a node reached through libfabric has
+ * limit 0), then the copy. Everything else, and every bad argument, takes
+ * the exported function, which names the call and the argument. The table
+ * is filled by gasnet_attach and emptied by gasnet_exit (nodes 0 before
+ * and after), and is otherwise read only. */
+#define WEFT_GN_FAST_MAX 512
+struct weft_gasnet_fast_node {
+    uintptr_t base;  /* the node's segment address (in its own address space) */
+    uintptr_t limit; /* offsets below it have WEFT_GN_FAST_MAX bytes left; 0: not mapped */
+    char *mapped;    /* the node's segment in this process */
+    uintptr_t pad;   /* 32 bytes: the index is one shift */
+};
+extern struct weft_gasnet_fast_node *weft_gasnet_fast;
+extern gasnet_node_t weft_gasnet_fast_nodes;
+
+/* The mapped address of [addr, addr + nbytes) at node, if the fast path
+ * takes it. */
+static inline int weft_gasnet_fast_addr(gasnet_node_t node, const void *addr, size_t nbytes,
+                                        char **out)
+{
+    if (nbytes <= WEFT_GN_FAST_MAX && node < weft_gasnet_fast_nodes) {
+        const struct weft_gasnet_fast_node *e = &weft_gasnet_fast[node];
+        uintptr_t off = (uintptr_t)addr - e->base;
+        if (__builtin_expect(off < e->limit, 1)) {
+            *out = e->mapped + off;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The copy of the fast path, remote to or from local (put: a constant
+ * that folds); 1 when done, 0: take the function. */
+static inline int weft_gasnet_fast_copy(gasnet_node_t node, void *remote, void *local,
+                                        size_t nbytes, int put)
+{
+    char *p;
+    if (!weft_gasnet_fast_addr(node, remote, nbytes, &p))
+        return 0;
+    if (put)
+        memcpy(p, local, nbytes);
+    else
+        memcpy(local, p, nbytes);
+    return 1;
+}
+
+/* gasnet_NAME as an inline fast path over weft_gasnet_NAME: an on-node put
+ * or get is complete on return (DONE is what the call returns then; RETURN
+ * is "return" for the forms with a result, empty for the void ones). */
+#define WEFT_GN_FAST(NAME, RET, DONE, RETURN, PARAMS, ARGS, REMOTE, LOCAL, PUT)                \
+    static inline RET weft_gasnet_##NAME##_fast PARAMS                                         \
+    {                                                                                          \
+        if (weft_gasnet_fast_copy(node, REMOTE, LOCAL, nbytes, PUT))                           \
+            return DONE;                                                                       \
+        RETURN weft_gasnet_##NAME ARGS;                                                        \
+    }
+#define WEFT_GN_FAST_PUT(NAME, RET, DONE, RETURN)                                              \
+    WEFT_GN_FAST(NAME, RET, DONE, RETURN,                                                      \
+                 (gasnet_node_t node, void *dest, void *src, size_t nbytes),                   \
+                 (node, dest, src, nbytes), dest, src, 1)
+#define WEFT_GN_FAST_GET(NAME, RET, DONE, RETURN)                                              \
+    WEFT_GN_FAST(NAME, RET, DONE, RETURN,                                                      \
+                 (void *dest, gasnet_node_t node, void *src, size_t nbytes),                   \
+                 (dest, node, src, nbytes), src, dest, 0)
+WEFT_GN_FAST_PUT(put, void, , )
+WEFT_GN_FAST_PUT(put_bulk, void, , )
+WEFT_GN_FAST_PUT(put_nb, gasnet_handle_t, GASNET_INVALID_HANDLE, return)
+WEFT_GN_FAST_PUT(put_nb_bulk, gasnet_handle_t, GASNET_INVALID_HANDLE, return)
+WEFT_GN_FAST_PUT(put_nbi, void, , )
+WEFT_GN_FAST_PUT(put_nbi_bulk, void, , )
+WEFT_GN_FAST_GET(get, void, , )
+WEFT_GN_FAST_GET(get_bulk, void, , )
+WEFT_GN_FAST_GET(get_nb, gasnet_handle_t, GASNET_INVALID_HANDLE, return)
+WEFT_GN_FAST_GET(get_nb_bulk, gasnet_handle_t, GASNET_INVALID_HANDLE, return)
+WEFT_GN_FAST_GET(get_nbi, void, , )
+WEFT_GN_FAST_GET(get_nbi_bulk, void, , )
+
 void weft_gasnet_wait_syncnb(gasnet_handle_t h);
 int weft_gasnet_try_syncnb(gasnet_handle_t h);
 void weft_gasnet_wait_syncnb_all(gasnet_handle_t *h, size_t n);
@@ -227,10 +310,10 @@ int weft_gasnet_barrier_result(int *id);
 #include <gasnet_arity.h>
 
 #define GASNET_BLOCKUNTIL(cond)                  \
-    do {                                         \
-        unsigned weft_gasnet_spins_ = 0;         \
-        while (!(cond))                          \
-            weft_gasnet_poll_wait(&weft_gasnet_spins_); \
+    do {                                                                                       \
+        unsigned weft_gasnet_spins_ = 0;                                                       \
+        while (!(cond))                                                                        \
+            weft_gasnet_poll_wait(&weft_gasnet_spins_);                                        \
     } while (0)
 
 #define gasnet_hsl_init weft_gasnet_hsl_init
@@ -247,18 +330,18 @@ int weft_gasnet_barrier_result(int *id);
 #define GASNET_POST_THREADINFO(info) ((void)(info))
 #define GASNET_BEGIN_FUNCTION() ((void)0)
 
-#define gasnet_put weft_gasnet_put
-#define gasnet_put_bulk weft_gasnet_put_bulk
-#define gasnet_get weft_gasnet_get
-#define gasnet_get_bulk weft_gasnet_get_bulk
-#define gasnet_put_nb weft_gasnet_put_nb
-#define gasnet_put_nb_bulk weft_gasnet_put_nb_bulk
-#define gasnet_get_nb weft_gasnet_get_nb
-#define gasnet_get_nb_bulk weft_gasnet_get_nb_bulk
-#define gasnet_put_nbi weft_gasnet_put_nbi
-#define gasnet_put_nbi_bulk weft_gasnet_put_nbi_bulk
-#define gasnet_get_nbi weft_gasnet_get_nbi
-#define gasnet_get_nbi_bulk weft_gasnet_get_nbi_bulk
+#define gasnet_put weft_gasnet_put_fast
+#define gasnet_put_bulk weft_gasnet_put_bulk_fast
+#define gasnet_get weft_gasnet_get_fast
+#define gasnet_get_bulk weft_gasnet_get_bulk_fast
+#define gasnet_put_nb weft_gasnet_put_nb_fast
+#define gasnet_put_nb_bulk weft_gasnet_put_nb_bulk_fast
+#define gasnet_get_nb weft_gasnet_get_nb_fast
+#define gasnet_get_nb_bulk weft_gasnet_get_nb_bulk_fast
+#define gasnet_put_nbi weft_gasnet_put_nbi_fast
+#define gasnet_put_nbi_bulk weft_gasnet_put_nbi_bulk_fast
+#define gasnet_get_nbi weft_gasnet_get_nbi_fast
+#define gasnet_get_nbi_bulk weft_gasnet_get_nbi_bulk_fast
 #define gasnet_wait_syncnb weft_gasnet_wait_syncnb
 #define gasnet_try_syncnb weft_gasnet_try_syncnb
 #define gasnet_wait_syncnb_all weft_gasnet_wait_syncnb_all

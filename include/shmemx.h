@@ -21,7 +21,24 @@
  *
  * The split routines return 0 on success (also for a PE that gets
  * SHMEM_TEAM_INVALID by its own choice), nonzero on every PE of the parent
- * when the team could not be made (parent invalid, team limit reached). */
+ * when the team could not be made (parent invalid, team limit reached).
+ *
+ * Counting puts (source-compatible with Sandia OpenSHMEM's shmemx.h) and
+ * one-sided append: see docs/extensions.md for the exact semantics.
+ *
+ *   shmemx_ct_create(&ct), shmemx_ct_free(&ct)       collective (world)
+ *   shmemx_ct_get(ct), _set(ct, v), _wait(ct, n)     local
+ *   shmemx_putmem_ct(ct, dest, source, len, pe)      +1 at pe once the data
+ *                                                    is visible there
+ *   shmemx_getmem_ct(ct, dest, source, len, pe)      +1 at pe once read
+ *   typed (shmemx_TYPE_put_ct), sized (shmemx_put64_ct), _nbi and ctx forms
+ *
+ *   shmemx_oct_create(&oct, buffer, len), _destroy(&oct)   collective (world)
+ *   shmemx_push(oct, source, len, pe)     append len bytes to pe's buffer
+ *   shmemx_oct_get(oct)                   bytes that have arrived here
+ *   shmemx_oct_wait(oct, bytes)           until >= bytes have arrived
+ *   shmemx_oct_reset(oct)                 local: start the buffer over
+ *   typed (shmemx_TYPE_push), sized (shmemx_push64), _nbi and ctx forms */
 #ifndef SHMEMX_H
 #define SHMEMX_H
 
@@ -47,6 +64,56 @@ int shmemx_team_split_color(shmem_team_t parent_team, int color, int key,
                             shmem_team_t *new_team);
 int shmemx_topology_count(int type);
 int shmemx_topology_id(int type, int pe);
+
+/* ---- counting puts ---- */
+typedef struct weft_ct *shmemx_ct_t;
+void shmemx_ct_create(shmemx_ct_t *ct);
+void shmemx_ct_free(shmemx_ct_t *ct);
+long shmemx_ct_get(shmemx_ct_t ct);
+void shmemx_ct_set(shmemx_ct_t ct, long value);
+void shmemx_ct_wait(shmemx_ct_t ct, long wait_for);
+
+/* The four forms (plain/ctx x blocking/nbi) of one counting transfer:
+ * NAME is the part of the name before _ct (int_put, get64, putmem), T the
+ * element type, COUNT the name of the length argument. */
+#define WEFT_CT_DECL_DIR(NAME, T, COUNT)                                                   \
+    void shmemx_##NAME##_ct(shmemx_ct_t ct, T *dest, const T *source, size_t COUNT, int pe); \
+    void shmemx_##NAME##_ct_nbi(shmemx_ct_t ct, T *dest, const T *source, size_t COUNT,   \
+                                int pe);                                                  \
+    void shmemx_ctx_##NAME##_ct(shmem_ctx_t ctx, shmemx_ct_t ct, T *dest, const T *source, \
+                                size_t COUNT, int pe);                                    \
+    void shmemx_ctx_##NAME##_ct_nbi(shmem_ctx_t ctx, shmemx_ct_t ct, T *dest,             \
+                                    const T *source, size_t COUNT, int pe);
+#define WEFT_CT_DECL_FORMS(PNAME, GNAME, T, COUNT)                                         \
+    WEFT_CT_DECL_DIR(PNAME, T, COUNT) WEFT_CT_DECL_DIR(GNAME, T, COUNT)
+#define WEFT_CT_DECL_TYPED(N, T, D, G) WEFT_CT_DECL_FORMS(N##_put, N##_get, T, nelems)
+#define WEFT_CT_DECL_SIZED(BITS, T) WEFT_CT_DECL_FORMS(put##BITS, get##BITS, void, nelems)
+WEFT_RMA_TYPES(WEFT_CT_DECL_TYPED)
+WEFT_RMA_SIZES(WEFT_CT_DECL_SIZED)
+WEFT_CT_DECL_FORMS(putmem, getmem, void, len)
+
+/* ---- one-sided append ---- */
+typedef struct weft_oct *shmemx_oct_t;
+void shmemx_oct_create(shmemx_oct_t *oct, void *buffer, size_t len);
+void shmemx_oct_destroy(shmemx_oct_t *oct);
+size_t shmemx_oct_get(shmemx_oct_t oct);
+void shmemx_oct_reset(shmemx_oct_t oct);
+void shmemx_oct_wait(shmemx_oct_t oct, size_t bytes);
+
+/* The four forms (plain/ctx x blocking/nbi) of one push: NAME is the name
+ * after shmemx_[ctx_] (int_push, push64, push). */
+#define WEFT_PUSH_DECL_FORMS(NAME, T, COUNT)                                               \
+    void shmemx_##NAME(shmemx_oct_t oct, const T *source, size_t COUNT, int pe);           \
+    void shmemx_##NAME##_nbi(shmemx_oct_t oct, const T *source, size_t COUNT, int pe);     \
+    void shmemx_ctx_##NAME(shmem_ctx_t ctx, shmemx_oct_t oct, const T *source, size_t COUNT, \
+                           int pe);                                                        \
+    void shmemx_ctx_##NAME##_nbi(shmem_ctx_t ctx, shmemx_oct_t oct, const T *source,       \
+                                 size_t COUNT, int pe);
+#define WEFT_PUSH_DECL_TYPED(N, T, D, G) WEFT_PUSH_DECL_FORMS(N##_push, T, nelems)
+#define WEFT_PUSH_DECL_SIZED(BITS, T) WEFT_PUSH_DECL_FORMS(push##BITS, void, nelems)
+WEFT_RMA_TYPES(WEFT_PUSH_DECL_TYPED)
+WEFT_RMA_SIZES(WEFT_PUSH_DECL_SIZED)
+WEFT_PUSH_DECL_FORMS(push, void, len)
 
 #pragma GCC visibility pop
 

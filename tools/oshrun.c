@@ -13,8 +13,10 @@
  * signals, and waitpid() for exits.
  *
  * PE 0 inherits oshrun's stdin, the others read /dev/null; stdout and
- * stderr are shared. SIGINT/SIGTERM/SIGHUP are forwarded and end the job,
- * SIGUSR1/SIGUSR2 are forwarded. When a PE exits non-zero, dies by a signal,
+ * stderr are shared. Each PE runs in a session of its own (spawn says why;
+ * --same-session keeps them in ours). SIGINT/SIGTERM/SIGHUP are forwarded
+ * and end the job, SIGUSR1/SIGUSR2 are forwarded, SIGTSTP stops the PEs
+ * with oshrun and they continue with it (stop_job). When a PE exits non-zero, dies by a signal,
  * calls abort, stays stopped for STOP_TIMEOUT or, having connected, exits
  * without PMI finalize, the others get SIGTERM and, WEFT_ABORT_TIMEOUT
  * seconds later, SIGKILL; oshrun then exits non-zero. It exits 0 only if
@@ -108,9 +110,10 @@ static int killed;            /* SIGKILL has been sent */
 static int exit_code;         /* oshrun's status once tearing down */
 static struct timespec kill_deadline;
 static double abort_timeout;
+static int same_session; /* --same-session: the PEs stay in oshrun's session */
 /* A PE stopped by a signal this long while oshrun runs holds its peers
- * forever: end the job (a terminal's Ctrl-Z stops oshrun too, and the
- * PEs are continued together with it before this expires). */
+ * forever: end the job (a terminal's Ctrl-Z stops oshrun, which stops its
+ * PEs and continues them when it is continued itself: stop_job). */
 #define STOP_TIMEOUT 2.0
 
 static int sigpipe_fds[2] = { -1, -1 };
@@ -156,7 +159,8 @@ static void on_signal(int sig)
     errno = saved;
 }
 
-static const int handled_signals[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
+static const int handled_signals[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2,
+                                       SIGTSTP };
 #define N_HANDLED (int)(sizeof handled_signals / sizeof handled_signals[0])
 
 static void setup_signals(void)
@@ -652,6 +656,33 @@ static int live_pes(void)
     return n;
 }
 
+/* Ctrl-Z (SIGTSTP) reaches oshrun alone: the PEs run in sessions of their
+ * own (spawn). Stop them, stop ourselves as the terminal asked, and once
+ * continued (fg, bg, SIGCONT) continue them, so the job stops and resumes
+ * as one. */
+static void stop_job(void)
+{
+    if (tearing_down)
+        return;
+    for (int i = 0; i < npes; i++)
+        if (pes[i].pid > 0)
+            kill(pes[i].pid, SIGSTOP);
+    signal(SIGTSTP, SIG_DFL);
+    raise(SIGTSTP); /* returns once we are continued */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGTSTP, &sa, NULL);
+    for (int i = 0; i < npes; i++) {
+        if (pes[i].pid > 0) {
+            kill(pes[i].pid, SIGCONT);
+            pes[i].stopped_at = 0; /* stopped by us, not by a fault */
+        }
+    }
+}
+
 static void handle_signals(void)
 {
     unsigned char buf[64];
@@ -664,6 +695,8 @@ static void handle_signals(void)
         sig_seen[s] = 0;
         if (s == SIGCHLD) {
             reap();
+        } else if (s == SIGTSTP) {
+            stop_job();
         } else if (s == SIGUSR1 || s == SIGUSR2) {
             signal_all(s);
         } else if (tearing_down) {
@@ -704,6 +737,17 @@ static int spawn(int rank, char **argv)
          * clean up; a plain program gets SIGKILL). */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
             _exit(127);
+        /* A session of its own for each PE, as Hydra's proxies give theirs:
+         * with the scheduler's autogroups (Linux's default) a session is
+         * one group for CPU shares, and N PEs sharing oshrun's would get
+         * one share between them against every other session of a busy
+         * machine (several times slower start-up and run than under
+         * Hydra). oshrun forwards the signals a terminal sends (SIGINT,
+         * SIGHUP, Ctrl-Z: stop_job). PE 0 stays in our session when stdin
+         * is a terminal, so that it reads it under the shell's job
+         * control as before. */
+        if (!same_session && !(rank == 0 && isatty(STDIN_FILENO)))
+            setsid();
         if (fcntl(sv[1], F_SETFD, 0) != 0)
             err = errno;
         if (!err && rank != 0) {
@@ -793,6 +837,9 @@ static void usage(FILE *f)
             "  -n N, -np N    number of PEs (default 1)\n"
             "  --traffic FILE record where the PEs communicate; PE 0 writes FILE\n"
             "                 (.html, a heat map page) and its .json at finalize\n"
+            "  --same-session keep the PEs in oshrun's session and process group\n"
+            "                 (default: a session each, as under Hydra; PE 0 stays\n"
+            "                 in oshrun's when stdin is a terminal)\n"
             "\n"
             "Several hosts (handed to mpiexec.hydra, or to srun inside a Slurm allocation):\n"
             "  -H, --host H1[:SLOTS],H2...      hosts to run on\n"
@@ -810,7 +857,8 @@ static void usage(FILE *f)
             "(non-zero exit, signal, abort, exit without shmem_finalize, stopped for\n"
             "2 s) the job is terminated: SIGTERM, then SIGKILL after\n"
             "WEFT_ABORT_TIMEOUT seconds. The exit status is 0 only if every PE\n"
-            "finished cleanly. The PEs die with oshrun.\n",
+            "finished cleanly. The PEs die with oshrun; SIGINT, SIGTERM, SIGHUP,\n"
+            "SIGUSR1/2 are forwarded to them, and Ctrl-Z stops and resumes the job.\n",
             prog_name);
 }
 
@@ -876,6 +924,8 @@ int main(int argc, char **argv)
             i++; /* "local" (oshrun_handoff checked it) */
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             continue;
+        } else if (strcmp(a, "--same-session") == 0) {
+            same_session = 1;
         } else if (a[0] == '-' && a[1]) {
             msg("%s: unknown option '%s' (see %s --help)", prog_name, a, prog_name);
             return 2;

@@ -157,6 +157,8 @@ int oshrun_handoff(int argc, char **argv, const char *prog_name)
             i++;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             verbose = 1;
+        } else if (!strcmp(a, "--same-session")) {
+            continue; /* oshrun's own (a local job's PEs' session) */
         } else if (a[0] == '-' && a[1]) {
             return -1; /* -h, -V, or an error: oshrun's own parser */
         } else {

@@ -10,6 +10,9 @@
  *     counter native atomics bump.
  * Usage: FI_PROVIDER=shm|tcp|sockets ./remote_completion [tx_op_flags] [atomic 0|1]
  *   tx_op_flags 0x10000000 = FI_DELIVERY_COMPLETE.
+ *   INJDC=1: the 8-byte write as fi_writemsg(FI_INJECT | FI_DELIVERY_COMPLETE);
+ *   INJATOMIC=1: as fi_inject_atomic(FI_SUM) instead; NOBIG=1: no 1 MiB write
+ *   (the counter then lags the expected count by one).
  *   PROBE_NO_TARGET_PROGRESS=1: the target never progresses, even in phase 1
  *   (shm then returns -FI_EAGAIN forever from the first fi_inject_write: the
  *   manual-progress hang; the program reports it after 5 s).
@@ -150,7 +153,9 @@ int main(int argc, char **argv) {
         long v = 0x77 + mode;
         if (!getenv("NOBIG")) do { r = fi_write(ep, src, big, NULL, peer, raddr_off + 4096, pkey, NULL); if (r == -FI_EAGAIN) prog(); } while (r == -FI_EAGAIN);
         CK(r); wissued++;
-        if (getenv("INJDC")) {
+        if (getenv("INJATOMIC")) { /* the 8-byte word by a non-fetching injected atomic */
+          do { r = fi_inject_atomic(ep, &v, 1, peer, raddr_off + 8, pkey, FI_INT64, FI_SUM); if (r == -FI_EAGAIN) prog(); } while (r == -FI_EAGAIN);
+        } else if (getenv("INJDC")) {
           struct iovec iov = { &v, 8 }; struct fi_rma_iov riov = { raddr_off + 8, 8, pkey };
           struct fi_msg_rma m = { .msg_iov = &iov, .iov_count = 1, .addr = peer, .rma_iov = &riov, .rma_iov_count = 1 };
           do { r = fi_writemsg(ep, &m, FI_INJECT | FI_DELIVERY_COMPLETE); if (r == -FI_EAGAIN) prog(); } while (r == -FI_EAGAIN);

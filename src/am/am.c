@@ -27,6 +27,11 @@ int weft_ame_threaded;
 /* The libfabric message layer's handler id carrying engine messages. */
 #define AME_OFI_HANDLER WEFT_AM_H_ENGINE
 
+void weft_ame_sys_too_large(int nargs, size_t len)
+{
+    weft_fatal("weft_ame_sys_send", "message too large (%d arguments, %zu bytes)", nargs, len);
+}
+
 /* ---- through libfabric ---------------------------------------------------
  * Message: args[0] = handler | kind << 8 | reply << 10 | nargs << 16 |
  * len << 32; args[1] = dest_off (Long); then the 32-bit arguments packed two
@@ -49,8 +54,14 @@ static struct ame_arrived *arrived_head, **arrived_tail = &arrived_head;
 static int n_arrived;
 static pthread_mutex_t arrived_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void ofi_handler(int src, const uint64_t *args, int nargs, const void *payload,
-                        size_t len)
+/* args[0] bit 11 (WEFT_AME_SYS_FLAG): a system message (am.h). */
+#define AME_SYS_FLAG WEFT_AME_SYS_FLAG
+static weft_ame_sys_fn sys_fn[WEFT_AME_SYS_N];
+
+/* A GASNet message: queued for the client's poll. Out of line, so that
+ * the dispatcher below keeps a small frame for the software atomics. */
+static __attribute__((noinline)) void queue_arrived(int src, const uint64_t *args, int nargs,
+                                                    const void *payload, size_t len)
 {
     uint64_t w = args[0];
     struct weft_ame_in m = {.src = src,
@@ -81,6 +92,21 @@ static void ofi_handler(int src, const uint64_t *args, int nargs, const void *pa
     arrived_tail = &a->next;
     __atomic_add_fetch(&n_arrived, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&arrived_lock);
+}
+
+static void ofi_handler(int src, const uint64_t *args, int nargs, const void *payload,
+                        size_t len)
+{
+    uint64_t w = args[0];
+    if (!(w & AME_SYS_FLAG)) {
+        queue_arrived(src, args, nargs, payload, len);
+        return;
+    }
+    unsigned id = (unsigned)(w & 0xff);
+    int na = (int)((w >> 16) & 0xff);
+    if (WEFT_UNLIKELY(id >= WEFT_AME_SYS_N || !sys_fn[id] || na != nargs - 1))
+        weft_fatal("weft_ofi_progress", "malformed engine message %u from PE %d", id, src);
+    sys_fn[id](src, (uint32_t)(w >> 32), args + 1, na, payload, len);
 }
 
 /* Run the handlers of queued libfabric messages, in arrival order. */
@@ -192,6 +218,18 @@ static void ofi_send(int pe, const struct weft_ame_out *m)
         weft_am_send(pe, AME_OFI_HANDLER, w, nw, m->payload, m->len);
     else
         weft_am_send(pe, AME_OFI_HANDLER, w, nw, NULL, 0);
+}
+
+/* Idempotent: from the transport's setup (system messages) and from
+ * gasnet_attach (weft_ame_init), whichever comes first. */
+static void register_ofi(void) { weft_am_register(AME_OFI_HANDLER, ofi_handler); }
+
+void weft_ame_sys_register(unsigned id, weft_ame_sys_fn fn)
+{
+    if (id >= WEFT_AME_SYS_N)
+        weft_fatal("weft_ame_sys_register", "system message id %u out of range", id);
+    sys_fn[id] = fn;
+    register_ofi();
 }
 
 /* ---- on-node -------------------------------------------------------------- */
@@ -372,7 +410,7 @@ void weft_ame_init(int threaded)
         for (unsigned i = 0; i < WEFT_AME_REP_SLOTS; i++)
             c->rep[i].seq = i;
     }
-    weft_am_register(AME_OFI_HANDLER, ofi_handler);
+    register_ofi();
     if (!weft_onnode.all_direct) {
         int own;
         ame.tx = weft_ofi_ctx_tx_create(1, &own);

@@ -20,8 +20,15 @@
  * GASNet calls that poll or block): what libfabric delivers to
  * weft_ofi_progress (any wait loop, the progress thread) is queued for
  * them. Each message is handed to
- * weft_gn_deliver (src/gasnet/), the one consumer; weft's software atomics
- * use the same libfabric message layer under their own handler ids. */
+ * weft_gn_deliver (src/gasnet/), their one consumer.
+ *
+ * The same engine carries weft's software atomics (src/transport/ofi/
+ * ofi_amo.c: a datatype the provider cannot do natively, or a job that
+ * mixes the direct path with libfabric): its "system" messages, below,
+ * travel in the same libfabric message under the same handler id, but run
+ * inside the progress engine as they arrive (any wait loop, the progress
+ * thread), because an OpenSHMEM target never calls a GASNet poll. On-node
+ * peers need none: an atomic there is the CPU's own, on the mapped heap. */
 #ifndef WEFT_AM_H
 #define WEFT_AM_H
 
@@ -29,6 +36,7 @@
 #include <stdint.h>
 
 #include "../core/runtime.h"
+#include "../transport/ofi/ofi_msg.h"
 
 #pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
 
@@ -174,6 +182,45 @@ void weft_ame_flush(void);
 
 /* Implemented by the consumer (src/gasnet/core.c). */
 void weft_gn_deliver(const struct weft_ame_in *m);
+
+/* ---- system messages (weft's own users of the engine) ----------------
+ * A 32-bit argument carried in the engine's header word (so a software
+ * atomic's request stays within tcp;ofi_rxm's 64-byte inject size, which
+ * fence-by-ordering needs), up to WEFT_AME_SYS_MAX_ARGS 64-bit arguments
+ * and a payload of at most WEFT_AME_MAX_MEDIUM bytes, to a peer reached
+ * through libfabric. The handler runs in the target's progress engine as
+ * the message arrives and must not block; it may answer with
+ * weft_ame_sys_send(NULL, ...). */
+#define WEFT_AME_SYS_MAX_ARGS 8
+enum { WEFT_AME_SYS_AMO_REQ = 0, WEFT_AME_SYS_AMO_REP = 1, WEFT_AME_SYS_N = 4 };
+typedef void (*weft_ame_sys_fn)(int src, uint32_t a0, const uint64_t *args, int nargs,
+                                const void *payload, size_t len);
+/* From the transport's setup, before any message can arrive. */
+void weft_ame_sys_register(unsigned id, weft_ame_sys_fn fn);
+/* tx: send from that context's endpoint (kept in order behind its writes
+ * where the provider orders them, as fence-by-ordering needs), or NULL for
+ * the default one (required from a handler). On the wire: the header word,
+ * then the arguments (the transport's WEFT_AM_AMO_MSG_SIZE counts them). */
+#define WEFT_AME_SYS_FLAG ((uint64_t)1 << 11) /* in the header word */
+WEFT_NORETURN void weft_ame_sys_too_large(int nargs, size_t len);
+/* Inline: with the caller's constant argument count the header is built in
+ * registers (a software atomic's round trip is the reason). Wire format:
+ * id | flag | nargs << 16 | a0 << 32, then the arguments. */
+static inline void weft_ame_sys_send(struct weft_ofi_tx *tx, int pe, unsigned id, uint32_t a0,
+                                     const uint64_t *args, int nargs, const void *payload,
+                                     size_t len)
+{
+    uint64_t w[1 + WEFT_AME_SYS_MAX_ARGS];
+    if (WEFT_UNLIKELY(nargs > WEFT_AME_SYS_MAX_ARGS || len > WEFT_AME_MAX_MEDIUM))
+        weft_ame_sys_too_large(nargs, len);
+    w[0] = (uint64_t)id | WEFT_AME_SYS_FLAG | (uint64_t)nargs << 16 | (uint64_t)a0 << 32;
+    for (int i = 0; i < nargs; i++)
+        w[1 + i] = args[i];
+    if (tx)
+        weft_am_send_from(tx, pe, WEFT_AM_H_ENGINE, w, 1 + nargs, payload, len);
+    else
+        weft_am_send(pe, WEFT_AM_H_ENGINE, w, 1 + nargs, payload, len);
+}
 
 /* 1 when pe is reached through the on-node channels. */
 int weft_ame_onnode(int pe);

@@ -183,8 +183,18 @@ void weft_coll_end(struct weft_coll *c)
         if (!c->expect[m])
             continue;
         int64_t neg = -(int64_t)c->expect[m], old;
-        weft_tx_amo(ctx0, WEFT_AMO_ADD, WEFT_DT_I64, c->fseg,
-                    c->foff + (uint64_t)m * sizeof(uint64_t), &neg, NULL, &old, weft_rt.my_pe);
+        uint64_t off = c->foff + (uint64_t)m * sizeof(uint64_t);
+        /* Peers of the next call on this pSync may already be adding to
+         * it: subtract atomically. A CPU atomic where that is atomic
+         * against theirs; else a blocking atomic to ourselves through the
+         * provider (a loopback round trip), done before we return so our
+         * next wait cannot see this call's counts. */
+        if (weft_tx_self_amo_is_cpu(WEFT_DT_I64))
+            __atomic_fetch_add((int64_t *)(void *)(weft_rt.seg[c->fseg].base + off), neg,
+                               __ATOMIC_ACQ_REL);
+        else
+            weft_tx_amo(ctx0, WEFT_AMO_ADD, WEFT_DT_I64, c->fseg, off, &neg, NULL, &old,
+                        weft_rt.my_pe);
         c->expect[m] = 0;
     }
 }

@@ -57,11 +57,7 @@ static void put_signal(const char *call, shmem_ctx_t ctx, void *dest, const void
     if (len) {
         /* Blocking: source is reusable when the put returns, as the spec asks
          * of put_signal; the fence then orders the data before the signal. */
-        if (nbi)
-            weft_tx_put_nbi(c, dseg, doff, source, len, pe);
-        else
-            weft_tx_put(c, dseg, doff, source, len, pe);
-        weft_tx_fence(c);
+        weft_tx_put_fenced(c, dseg, doff, source, len, pe, nbi);
     }
     if (nbi)
         weft_tx_amo_nbi(c, op, WEFT_DT_U64, sseg, soff, &signal, NULL, NULL, pe);

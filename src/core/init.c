@@ -142,7 +142,19 @@ int weft_runtime_init(int requested, int *provided)
         on_exit(weft_finalize_at_exit, NULL);
         atexit_registered = 1;
     }
-    weft_barrier_all_internal();
+    /* Every PE set up before any reaches another. Without libfabric
+     * (every PE reached directly) the launcher's barrier does it: a PE
+     * waits there in a blocking read, using no CPU, while its peers, maybe
+     * many more than the cores, still start. In the polling barrier the
+     * early PEs would take turns on the cores with the late ones: at 128
+     * PEs on 2 cores half of all start-up CPU time (docs/performance.md).
+     * With libfabric the first barrier is also the wire-up check. */
+    if (weft_ofi_unused() && weft_rt.n_pes > 1) {
+        if (weft_boot_barrier() != 0)
+            weft_fatal("shmem_init", "the launcher's barrier failed");
+    } else {
+        weft_barrier_all_internal();
+    }
     weft_ofi_wireup_done(); /* every PE reached its peers: the bound is lifted */
     print_banner();
     return 0;

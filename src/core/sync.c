@@ -2,7 +2,6 @@
  * then yield the CPU after a short spin so oversubscribed PEs share cores)
  * and the world barrier the runtime needs before teams exist. */
 #include <sched.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../transport/transport.h"
@@ -16,10 +15,7 @@
  * wait runs out of it (the peer is not: give it the CPU sooner). Shared by
  * the threads of a PE; relaxed atomics, it is only a heuristic. */
 #define SPIN_MIN 64u
-/* Polls an oversubscribed PE yields before it starts napping. */
-#define YIELD_POLLS 1000u
 static unsigned spin_budget, spin_ceiling, spin_prev;
-static int oversubscribed; /* this host's PEs outnumber its CPUs */
 
 static void spin_init(void)
 {
@@ -30,7 +26,6 @@ static void spin_init(void)
         for (int pe = 0; pe < weft_rt.n_pes; pe++)
             here += weft_rt.pe_host[pe] == weft_rt.pe_host[weft_rt.my_pe];
         fits = cpus > 0 && here <= cpus;
-        oversubscribed = cpus > 0 && here > cpus;
     }
     if (weft_tun_is_set(WEFT_TUN_SPIN_YIELD)) {
         long long v = weft_tun_int(WEFT_TUN_SPIN_YIELD);
@@ -68,19 +63,15 @@ void weft_poll_yield(unsigned *spins)
         __atomic_store_n(&spin_budget, budget / 2 < SPIN_MIN ? SPIN_MIN : budget / 2,
                          __ATOMIC_RELAXED);
     weft_wait_slow(s); /* launcher death, finalized peers, hang report */
-    if (!oversubscribed || s < budget + YIELD_POLLS) {
-        /* While the PEs fit on the cores, a waiting PE never naps: a nap
-         * lasts 100 us or more whatever is asked (the kernel's timer
-         * slack), and its peers' reads, atomics and quiets, served by its
-         * progress here, would wait that long for each. sched_yield
-         * returns at once when nothing else wants the core. */
-        sched_yield();
-    } else {
-        /* Oversubscribed and still waiting: the PE we wait for may need
-         * this core, and sched_yield alone can starve it, so nap. */
-        struct timespec ts = {0, 20000};
-        nanosleep(&ts, NULL);
-    }
+    /* Past the spin a waiting PE yields the core, and never naps, even
+     * when this host's PEs outnumber its CPUs: a nap lasts 100 us or more
+     * whatever is asked (the kernel's timer slack), and the peers' reads,
+     * atomics and quiets its progress serves here would wait that long for
+     * each (fetch-add at 4 PEs on 2 cores over shm: 70-260 us with naps,
+     * 3-29 us yielding). sched_yield hands the core to a runnable PE on
+     * it, or returns at once when none wants it; oversubscribed test jobs
+     * ran no slower without naps (docs/performance.md). */
+    sched_yield();
 }
 
 /* Dissemination barrier over world: in round r PE i signals PE

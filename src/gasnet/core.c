@@ -142,6 +142,32 @@ static void exchange(gasnet_seginfo_t *table, gasnet_seginfo_t mine)
     weft_barrier_all_internal(); /* quiets first */
 }
 
+/* The inline fast path's table (gasnet.h): one entry per node. */
+struct weft_gasnet_fast_node *weft_gasnet_fast;
+gasnet_node_t weft_gasnet_fast_nodes;
+
+static void fast_fill(void)
+{
+    int n = weft_rt.n_pes;
+    struct weft_gasnet_fast_node *t = calloc((size_t)n, sizeof *t);
+    if (!t)
+        return; /* every call takes the checked functions */
+    for (int pe = 0; pe < n; pe++) {
+        char *mapped = weft_onnode_addr(WEFT_SEG_HEAP, weft_gn.seg_off, pe);
+        uintptr_t size = weft_gn.info[pe].size;
+        t[pe].base = (uintptr_t)weft_gn.info[pe].addr;
+        t[pe].mapped = mapped;
+        t[pe].limit = mapped && size >= WEFT_GN_FAST_MAX ? size - WEFT_GN_FAST_MAX + 1 : 0;
+    }
+    weft_gasnet_fast = t;
+    __atomic_store_n(&weft_gasnet_fast_nodes, (gasnet_node_t)n, __ATOMIC_RELEASE);
+}
+
+/* After this every call takes the checked functions, which say the segment
+ * is gone. The table stays allocated: a thread of a PAR program may still
+ * be reading it. */
+static void fast_empty(void) { __atomic_store_n(&weft_gasnet_fast_nodes, 0, __ATOMIC_RELEASE); }
+
 int weft_gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsize,
                        uintptr_t minheapoffset)
 {
@@ -216,6 +242,7 @@ int weft_gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t s
     memcpy(weft_gn.info, x, (size_t)n * sizeof *x);
     weft_gn_barrier_init();
     weft_gn.attached = 1;
+    fast_fill();
     return GASNET_OK;
 }
 
@@ -287,6 +314,7 @@ void weft_gasnet_exit(int exitcode)
     }
     weft_tx_quiet(&weft_ctx_default);
     weft_barrier_all_internal(); /* nobody sends to us any more */
+    fast_empty();
     weft_ame_fini();
     weft_gn.attached = 0;
     exit(exitcode); /* finalizes weft at exit */

@@ -79,6 +79,8 @@ gasnet_handle_t weft_gn_put_nb(const char *call, gasnet_node_t node, void *dest,
 gasnet_handle_t weft_gn_get_nb(const char *call, void *dest, gasnet_node_t node, void *src,
                                size_t nbytes);
 void weft_gn_note_region(gasnet_handle_t h);
+/* The handle of an operation left in libfabric (the next quiet completes it). */
+extern struct weft_gasnet_op weft_gn_pending_op;
 
 void weft_gn_barrier_handler(gasnet_token_t tok, gasnet_handlerarg_t phase,
                              gasnet_handlerarg_t round, gasnet_handlerarg_t flags,

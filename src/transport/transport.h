@@ -109,6 +109,13 @@ static inline void weft_tx_amo_nbi(struct weft_ctx *c, enum weft_amo_op op, enum
     else
         weft_ofi_amo_nbi(c->ofi, op, dt, seg, off, operand, compare, result, pe);
 }
+/* 1 when this PE may apply an atomic on dt to its own symmetric memory
+ * with a CPU atomic although peers' atomics on it may be in flight: every
+ * path applies those with CPU atomics in this process. */
+static inline int weft_tx_self_amo_is_cpu(enum weft_dtype dt)
+{
+    return weft_onnode.all_direct || weft_ofi_amo_cpu_coherent(dt);
+}
 /* A monotone 64-bit flag another PE waits on (barrier signals): release
  * store on the direct path; through libfabric an injected write that the
  * next quiet need not flush, since only the waiting PE cares when it lands. */
@@ -139,12 +146,95 @@ static inline void weft_tx_fence(struct weft_ctx *c)
     if (weft_ofi_active(c->ofi))
         weft_ofi_fence(c->ofi);
 }
+/* A put (blocking or nbi) then a fence: what put-with-signal and the
+ * counters' fallback issue before their update. */
+static inline void weft_tx_put_fenced(struct weft_ctx *c, int seg, uint64_t off, const void *src,
+                                      size_t len, int pe, int nbi)
+{
+    if (nbi)
+        weft_tx_put_nbi(c, seg, off, src, len, pe);
+    else
+        weft_tx_put(c, seg, off, src, len, pe);
+    weft_tx_fence(c);
+}
 /* Wait loops call this every spin. When every PE is direct nothing can
  * arrive through libfabric, so there is nothing to progress. */
 static inline void weft_tx_progress(void)
 {
     if (!weft_onnode.all_direct)
         weft_ofi_progress();
+}
+
+/* ---- counters (counting puts and pushes, src/api/counting.c) -------------
+ * weft_tx_put_count: len bytes from src to (seg, off) at pe, then amount
+ * added to the uint64 counter at heap offset coff at pe, never visible
+ * there before the bytes. scratch: the heap offset of 8 bytes at pe that
+ * nothing reads, where an update without data of its own (len 0, a get's
+ * count, the count after a multi-write put) lands its carrier write.
+ * The counter's agent is one per job: a CPU atomic at the target (direct
+ * peer: the caller's release add; libfabric with weft_ofi_count_imm: the
+ * target's progress, from the write's immediate data), or, with immediate
+ * data off, weft's AMO path as for every atomic. */
+static inline void weft_tx_put_count(struct weft_ctx *c, int seg, uint64_t off, const void *src,
+                                     size_t len, uint64_t coff, uint64_t scratch, uint64_t amount,
+                                     int pe, int nbi)
+{
+    char *cnt = weft_onnode_addr(WEFT_SEG_HEAP, coff, pe);
+    char *p = len ? weft_onnode_addr(seg, off, pe) : NULL;
+    if (cnt && (p || !len)) {
+        if (len)
+            weft_copy_once(p, src, len);
+        __atomic_fetch_add((uint64_t *)(void *)cnt, amount, __ATOMIC_RELEASE);
+        return;
+    }
+    if (!cnt && !p && weft_ofi_count_imm && len && len <= weft_ofi_count_max_write() &&
+        amount <= WEFT_OFI_COUNT_MAX_AMOUNT) {
+        weft_ofi_put_count(c->ofi, seg, off, src, len, pe, WEFT_OFI_COUNT_DATA(coff, amount),
+                           nbi);
+        return;
+    }
+    /* Data and counter apart (a split peer, several writes, no data):
+     * the data, the fence's promise, then the update. */
+    if (len) {
+        weft_tx_put_fenced(c, seg, off, src, len, pe, nbi);
+    } else {
+        __atomic_thread_fence(__ATOMIC_RELEASE); /* the caller's reads (a get's count) */
+    }
+    if (cnt) {
+        __atomic_fetch_add((uint64_t *)(void *)cnt, amount, __ATOMIC_RELEASE);
+    } else if (weft_ofi_count_imm) {
+        static const uint64_t carrier = 0;
+        for (;;) {
+            uint64_t a = amount < WEFT_OFI_COUNT_MAX_AMOUNT ? amount : WEFT_OFI_COUNT_MAX_AMOUNT;
+            weft_ofi_put_count(c->ofi, WEFT_SEG_HEAP, scratch, &carrier, sizeof carrier, pe,
+                               WEFT_OFI_COUNT_DATA(coff, a), 1);
+            if ((amount -= a) == 0)
+                break;
+        }
+    } else {
+        weft_tx_amo_nbi(c, WEFT_AMO_ADD, WEFT_DT_U64, WEFT_SEG_HEAP, coff, &amount, NULL, NULL,
+                        pe);
+    }
+}
+/* Set this PE's own counter at heap offset coff by the counters' agent
+ * (see above); returns once applied. */
+static inline void weft_tx_count_set(uint64_t coff, uint64_t value)
+{
+    int me = weft_rt.my_pe;
+    if (weft_ofi_count_imm || weft_onnode_addr(WEFT_SEG_HEAP, coff, me)) {
+        __atomic_exchange_n((uint64_t *)(void *)(weft_rt.seg[WEFT_SEG_HEAP].base + coff), value,
+                            __ATOMIC_ACQ_REL);
+        return;
+    }
+    uint64_t old;
+    weft_tx_amo(&weft_ctx_default, WEFT_AMO_SWAP, WEFT_DT_U64, WEFT_SEG_HEAP, coff, &value, NULL,
+                &old, me);
+}
+/* Before reading an own counter: apply the updates that reached this PE. */
+static inline void weft_tx_count_settle(void)
+{
+    if (!weft_onnode.all_direct)
+        weft_ofi_progress_settled();
 }
 
 #pragma GCC visibility pop

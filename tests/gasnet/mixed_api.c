@@ -3,7 +3,9 @@
  * segment, shmem_putmem and atomics work on it and GASNet gets see the
  * result; GASNet puts are seen by shmem loads after shmem_barrier_all;
  * shmem_malloc still works after gasnet_attach, and an active message's
- * handler may use OpenSHMEM's local view. */
+ * handler may use OpenSHMEM's local view. Then active messages and atomics
+ * interleaved to one node: where the atomics are software (the mixed path,
+ * WEFT_AMO=software) both travel through the one active-message engine. */
 #include <shmem.h>
 
 #include "gn_test.h"
@@ -51,6 +53,23 @@ int main(int argc, char **argv)
     shmem_barrier_all();
     GT_CHECK(*h == left, "shmem_long_p into shmem_malloc memory");
     GASNET_BLOCKUNTIL(handled == left + 1);
+
+    GT_PHASE("active messages and fetch-adds interleaved");
+    shmem_barrier_all();
+    handled = 0;
+    seg[3] = 0;
+    shmem_barrier_all();
+    long prev = -1;
+    for (int i = 0; i < 64; i++) {
+        gasnet_AMRequestShort1(right, table[0].index, 1);
+        long old = shmem_long_atomic_fetch_add(seg + 3, 1, right);
+        GT_CHECK(old == i && old > prev, "fetch-add %d returned %ld", i, old);
+        prev = old;
+        gasnet_AMPoll();
+    }
+    GASNET_BLOCKUNTIL(handled == 64);
+    shmem_barrier_all();
+    GT_CHECK(seg[3] == 64, "fetch-adds from the left neighbour: %ld, want 64", seg[3]);
     shmem_free(h);
     shmem_finalize(); /* matched by the nesting: the runtime stays up */
     gt_finish();

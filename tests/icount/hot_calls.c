@@ -20,6 +20,7 @@
  * counts are the steady-state issue cost. */
 #include <gasnet.h>
 #include <shmem.h>
+#include <shmemx.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,37 @@ static void phase_putmem_nbi(int me, int calls)
     shmem_barrier_all();
 }
 
+/* Counting put of 8 B (shmemx, issue 13): the copy and the counter's
+ * release add. PE 1 checks the count. */
+static void phase_putmem_ct(int me, int calls)
+{
+    shmemx_ct_t ct;
+    shmemx_ct_create(&ct);
+    if (me == 0) {
+        static const char eight[8] = "01234567";
+        for (int i = 0; i < WARMUP_CALLS; i++)
+            shmemx_putmem_ct(ct, bytes_target, eight, sizeof eight, 1);
+        shmem_quiet();
+        for (int i = 0; i < calls; i++) {
+            CALLGRIND_TOGGLE_COLLECT;
+            shmemx_putmem_ct(ct, bytes_target, eight, sizeof eight, 1);
+            CALLGRIND_TOGGLE_COLLECT;
+            if (i % QUIET_WINDOW == QUIET_WINDOW - 1)
+                shmem_quiet();
+        }
+        shmem_quiet();
+        dump_phase("shmemx_putmem_ct_8B", calls);
+    } else if (me == 1) {
+        shmemx_ct_wait(ct, WARMUP_CALLS + calls);
+        if (shmemx_ct_get(ct) != WARMUP_CALLS + calls) {
+            fprintf(stderr, "hot_calls: PE 1 counts %ld counting puts, want %d\n",
+                    shmemx_ct_get(ct), WARMUP_CALLS + calls);
+            shmem_global_exit(1);
+        }
+    }
+    shmemx_ct_free(&ct);
+}
+
 /* quiet after one put: the put (shmem_long_p, so the int_p figure is not
  * mixed in) is not counted, the quiet is. */
 static void phase_quiet(int me, int calls)
@@ -196,6 +228,13 @@ static void am_reply(gasnet_token_t t)
     am_replied++;
 }
 
+/* After a call that is inline code (gasnet.h's fast path), a call out of
+ * line before the closing toggle: callgrind switches collection at the
+ * start of a basic block, so the block holding the inlined copy would
+ * otherwise fall outside the count. Its own instructions are the
+ * harness's (dropped). */
+static __attribute__((noinline)) void bb_end(void) { __asm__ volatile(""); }
+
 static void phase_gasnet(int me, int calls)
 {
     char *seg1 = NULL;
@@ -218,20 +257,36 @@ static void phase_gasnet(int me, int calls)
         }
         dump_phase("gasnet_AMRequestShort0", calls);
 
+        /* The node as a client has it, a value known only at run time
+         * (a constant would fold the table's index into the address). */
+        gasnet_node_t nbr = (gasnet_node_t)(me + 1) % gasnet_nodes();
         long v = 0;
         for (int i = 0; i < WARMUP_CALLS; i++)
-            gasnet_put_nbi(1, seg1, &v, 8);
+            gasnet_put_nbi(nbr, seg1, &v, 8);
         gasnet_wait_syncnbi_puts();
         for (int i = 0; i < calls; i++) {
             v = i;
             CALLGRIND_TOGGLE_COLLECT;
-            gasnet_put_nbi(1, seg1, &v, 8);
+            gasnet_put_nbi(nbr, seg1, &v, 8);
+            bb_end();
             CALLGRIND_TOGGLE_COLLECT;
             if (i % QUIET_WINDOW == QUIET_WINDOW - 1)
                 gasnet_wait_syncnbi_puts();
         }
         gasnet_wait_syncnbi_puts();
         dump_phase("gasnet_put_nbi_8B", calls);
+
+        /* The explicit-handle form: the same fast path, the handle synced
+         * outside the count. */
+        for (int i = 0; i < calls; i++) {
+            v = i;
+            CALLGRIND_TOGGLE_COLLECT;
+            gasnet_handle_t h = gasnet_put_nb(nbr, seg1 + 8, &v, 8);
+            bb_end();
+            CALLGRIND_TOGGLE_COLLECT;
+            gasnet_wait_syncnb(h);
+        }
+        dump_phase("gasnet_put_nb_8B", calls);
 
         for (int i = 0; i < calls; i++) {
             CALLGRIND_TOGGLE_COLLECT;
@@ -243,9 +298,11 @@ static void phase_gasnet(int me, int calls)
         GASNET_BLOCKUNTIL(am_handled == WARMUP_CALLS + calls);
     }
     gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
-    if (me == 1 && *(long *)si[1].addr != calls - 1) {
-        fprintf(stderr, "hot_calls: PE 1 sees %ld from gasnet_put_nbi (want %d)\n",
-                *(long *)si[1].addr, calls - 1);
+    const long *got = si[1].addr;
+    if (me == 1 && (got[0] != calls - 1 || got[1] != calls - 1)) {
+        fprintf(stderr,
+                "hot_calls: PE 1 sees %ld from gasnet_put_nbi, %ld from gasnet_put_nb (want %d)\n",
+                got[0], got[1], calls - 1);
         shmem_global_exit(1);
     }
 }
@@ -292,6 +349,7 @@ int main(int argc, char **argv)
     phase_int_p_static(me, calls);
     phase_fetch_add(me, calls);
     phase_putmem_nbi(me, calls);
+    phase_putmem_ct(me, calls);
     phase_quiet(me, calls);
     phase_barrier(me, calls);
     phase_gasnet(me, calls);

@@ -19,6 +19,10 @@
  *   exchange [K]     K (6) checked allgathers of 168 bytes, barrier,
  *                    finalize: the launcher's part of shmem_init
  *   hang             init, barrier, then wait forever
+ *   session S NEW    each PE leads a session of its own (NEW 1) or none
+ *                    does (NEW 0: all share the launcher's); then every
+ *                    PE sleeps S seconds in steps of 10 ms, a barrier, and
+ *                    PE 0 prints how long the sleep took in all
  *   kvflood          PE 0 puts distinct keys until the launcher refuses
  *                    one; it must refuse within its documented bound
  *                    (16384 keys per PE) and the store must still serve
@@ -32,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 static int rank = -1, size = -1;
@@ -249,6 +254,25 @@ int main(int argc, char **argv)
             CHECK(weft_boot_get(0, "flood0", val, &len) == 0, "get after the refusal");
         }
         CHECK(weft_boot_barrier() == 0, "barrier");
+        CHECK(weft_boot_finalize() == 0, "finalize");
+    } else if (strcmp(mode, "session") == 0) {
+        int own = getsid(0) == getpid();
+        int *all = malloc(sizeof(int) * (size_t)size);
+        CHECK(all, "out of memory");
+        CHECK(weft_boot_allgather("session", &own, all, sizeof own) == 0, "allgather");
+        for (int r = 0; r < size; r++)
+            CHECK(all[r] == arg3, "PE %d %s a session of its own", r,
+                  all[r] ? "leads" : "does not lead");
+        free(all);
+        struct timespec t0, t1, step = {0, 10000000};
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (int i = 0; i < arg2 * 100; i++)
+            nanosleep(&step, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        CHECK(weft_boot_barrier() == 0, "barrier");
+        if (rank == 0)
+            printf("boot_test session: %d PE(s), slept %.1f s\n", size,
+                   (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
         CHECK(weft_boot_finalize() == 0, "finalize");
     } else if (strcmp(mode, "hang") == 0) {
         CHECK(weft_boot_barrier() == 0, "barrier");

@@ -17,6 +17,9 @@
  *   --launcher-may-crash  with --nonzero: the launcher dying by a signal
  *                       counts as a non-zero end (a launcher's own bug;
  *                       the bound and "no process left" still apply)
+ *   --cont-after SEC    SEC s after --signal (a stop: TSTP, STOP), every
+ *                       process of the job must be stopped; then the
+ *                       launcher is sent SIGCONT
  *   --signal-pe R:SIG@SEC  send SIG to the PE whose PMI_RANK is R after SEC s
  *                       (a kill or stop from outside the job)
  *   --launcher-killed   the launcher itself may die by a signal (we sent it
@@ -27,11 +30,16 @@
  *   --mark TEXT         see --end-within (the program announces its fault)
  *   --shm-clean         afterwards /dev/shm must hold no file named after a
  *                       process of the job ("<pid>:...", libfabric shm)
+ *                       that was not there before it started (PIDs wrap:
+ *                       an earlier job's leftover may carry a PID of ours)
  *
  * The command runs in its own process group; once it has exited, no
  * process of that group may be left (the launcher must not leave PEs
- * behind). Output is passed on so ctest logs show it. Exit 0 on success,
- * 1 on a failed check, 77 for a skip. */
+ * behind). Output is passed on so ctest logs show it. Whatever the job
+ * left in /dev/shm under its processes' names is removed at the end, so
+ * that a later job whose PID matches does not find it (a job killed with
+ * SIGKILL under Hydra leaves libfabric shm regions; docs/reliability.md).
+ * Exit 0 on success, 1 on a failed check, 77 for a skip. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -83,7 +91,8 @@ static int signum(const char *name)
         int s;
     } t[] = { { "TERM", SIGTERM }, { "INT", SIGINT }, { "HUP", SIGHUP },
               { "KILL", SIGKILL }, { "USR1", SIGUSR1 }, { "QUIT", SIGQUIT },
-              { "STOP", SIGSTOP }, { "ABRT", SIGABRT } };
+              { "STOP", SIGSTOP }, { "ABRT", SIGABRT }, { "TSTP", SIGTSTP },
+              { "CONT", SIGCONT } };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(name, t[i].n) == 0)
             return t[i].s;
@@ -200,6 +209,17 @@ static void count_one(pid_t p, void *arg)
     ++*(int *)arg;
 }
 
+static void count_running(pid_t p, void *arg)
+{
+    int ppid, pgrp;
+    char st;
+    if (proc_stat(p, &ppid, &pgrp, &st) == 0 && st != 'T' && st != 't' && st != 'Z') {
+        fprintf(stderr, "launch_check: process %d of the job is not stopped (state %c)\n",
+                (int)p, st);
+        ++*(int *)arg;
+    }
+}
+
 static int live_in_group(pid_t pgid)
 {
     int n = 0;
@@ -213,9 +233,37 @@ static int live_in_group(pid_t pgid)
     return n;
 }
 
-/* Files /dev/shm/<pid>:... of the processes seen; counts them, and prints
- * each if report is set. */
-static int shm_left(int report)
+/* Names "<pid>:..." in /dev/shm before the job started: leftovers of
+ * earlier jobs, which a process of ours may share a PID with. */
+#define MAX_BEFORE 4096
+static char *before[MAX_BEFORE];
+static int nbefore;
+
+static void shm_snapshot(void)
+{
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && nbefore < MAX_BEFORE)
+        if (strchr(e->d_name, ':'))
+            before[nbefore++] = strdup(e->d_name);
+    closedir(d);
+}
+
+static int existed_before(const char *name)
+{
+    for (int i = 0; i < nbefore; i++)
+        if (strcmp(before[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+enum shm_action { SHM_COUNT, SHM_REPORT, SHM_REMOVE };
+
+/* Files /dev/shm/<pid>:... of the processes seen, made during the job;
+ * counts them, and prints or removes each as asked. */
+static int shm_left(enum shm_action act)
 {
     int left = 0;
     DIR *d = opendir("/dev/shm");
@@ -224,13 +272,22 @@ static int shm_left(int report)
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         pid_t p = strchr(e->d_name, ':') ? (pid_t)atoi(e->d_name) : 0;
-        for (int i = 0; p && i < nseen; i++) {
+        if (!p || existed_before(e->d_name))
+            continue;
+        for (int i = 0; i < nseen; i++) {
             if (seen[i] != p)
                 continue;
-            if (report)
+            if (act == SHM_REPORT)
                 fprintf(stderr, "launch_check: FAIL: /dev/shm/%s of job process %d is left\n",
                         e->d_name, (int)p);
+            if (act == SHM_REMOVE) {
+                char path[512];
+                snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
+                if (unlink(path) == 0)
+                    printf("launch_check: removed %s, left by the job\n", path);
+            }
             left++;
+            break;
         }
     }
     closedir(d);
@@ -255,7 +312,7 @@ int main(int argc, char **argv)
     int launcher_killed = 0, shm_clean = 0, pe_rank = -1, pe_sig = 0;
     double pe_sig_at = -1, end_within = -1, fault_at = -1;
     const char *mark = NULL;
-    double within = -1, timeout = 25, sig_at = -1;
+    double within = -1, timeout = 25, sig_at = -1, cont_after = -1;
     int sig = 0;
     char *stdin_text = NULL;
     const char *want_errs[8] = { NULL }, *want_out = NULL;
@@ -282,6 +339,8 @@ int main(int argc, char **argv)
             return 2;
         } else if (strcmp(a, "--status") == 0) {
             want_status = atoi(v), i++;
+        } else if (strcmp(a, "--cont-after") == 0) {
+            cont_after = atof(v), i++;
         } else if (strcmp(a, "--within") == 0) {
             within = atof(v), i++;
         } else if (strcmp(a, "--timeout") == 0) {
@@ -296,6 +355,10 @@ int main(int argc, char **argv)
             }
             *at = '\0';
             sig = signum(v);
+            if (sig <= 0 || sig >= NSIG) {
+                fprintf(stderr, "launch_check: --signal: unknown signal '%s'\n", v);
+                return 2;
+            }
             sig_at = atof(at + 1);
             i++;
         } else if (strcmp(a, "--end-within") == 0) {
@@ -356,6 +419,7 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    shm_snapshot();
     double t0 = now();
     pid_t pid = fork();
     if (pid == 0) {
@@ -383,7 +447,7 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    int failed = 0, st = 0, sent = 0, pe_sent = 0, ticks = 0;
+    int failed = 0, st = 0, sent = 0, pe_sent = 0, ticks = 0, conted = 0;
     for (;;) {
         if (ticks++ % 5 == 0)
             scan_group(pid, remember, NULL);
@@ -403,6 +467,18 @@ int main(int argc, char **argv)
             kill(pid, sig);
             sent = 1;
             fault_at = t;
+        }
+        if (sent && cont_after >= 0 && !conted && t >= sig_at + cont_after) {
+            int running = 0;
+            scan_group(pid, count_running, &running);
+            if (running) {
+                fprintf(stderr, "launch_check: FAIL: %d process(es) of the job still running "
+                        "%.1f s after the stop\n", running, cont_after);
+                failed = 1;
+            }
+            printf("launch_check: continuing the launcher after %.2f s\n", t);
+            kill(pid, SIGCONT);
+            conted = 1;
         }
         if (pe_sig && !pe_sent && t >= pe_sig_at) {
             struct find_rank f = { pe_rank, 0 };
@@ -439,11 +515,12 @@ int main(int argc, char **argv)
 
     if (shm_clean) {
         /* The PEs' own cleanup may lag their exit by a moment. */
-        for (int k = 0; k < 50 && shm_left(0); k++)
+        for (int k = 0; k < 50 && shm_left(SHM_COUNT); k++)
             sleep_s(0.02);
-        if (shm_left(1) > 0)
+        if (shm_left(SHM_REPORT) > 0)
             failed = 1;
     }
+    shm_left(SHM_REMOVE);
     if (pe_sig && !pe_sent) {
         fprintf(stderr, "launch_check: FAIL: PE %d was never found to signal\n", pe_rank);
         failed = 1;

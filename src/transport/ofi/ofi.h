@@ -53,6 +53,8 @@ void weft_ofi_wireup_start(void);
 void weft_ofi_wireup_done(void);
 /* Close the default endpoint at once (leaving without finalize). */
 void weft_ofi_abandon(void);
+/* 1 if libfabric was not opened: every PE is reached directly. */
+int weft_ofi_unused(void);
 /* 1 if SHMEM_THREAD_MULTIPLE can be provided (FI_THREAD_SAFE domain). */
 int weft_ofi_thread_multiple(void);
 
@@ -90,6 +92,14 @@ void weft_ofi_notify(struct weft_ofi_tx *tx, int seg, uint64_t off, uint64_t val
 /* Strided: nelems elements of elem bytes; target element i at
  * off + i*tstride, source element i at src + i*sstride (strides in bytes,
  * may be negative or zero). Uses iovecs up to the provider's iov_limit. */
+/* Vector, non-blocking (complete at quiet; the local buffers stay in use
+ * until then): n pieces, piece k of len[k] bytes between local[k] and
+ * offset off[k] of seg at pe, as few fi_writemsg/fi_readmsg as the
+ * provider's iov limits and message size allow (GASNet VIS). */
+void weft_ofi_putv_nbi(struct weft_ofi_tx *tx, int seg, size_t n, const uint64_t *off,
+                       void *const *src, const size_t *len, int pe);
+void weft_ofi_getv_nbi(struct weft_ofi_tx *tx, int seg, size_t n, const uint64_t *off,
+                       void *const *dst, const size_t *len, int pe);
 void weft_ofi_iput(struct weft_ofi_tx *tx, int seg, uint64_t off, ptrdiff_t tstride,
                    const void *src, ptrdiff_t sstride, size_t elem, size_t nelems, int pe);
 void weft_ofi_iget(struct weft_ofi_tx *tx, void *dst, ptrdiff_t dstride, int seg, uint64_t off,
@@ -109,6 +119,27 @@ void weft_ofi_amo_nbi(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dty
  * complete at its target (remotely visible) and every nbi get/fetch result
  * is in place. fence: puts/AMOs to each PE are delivered in order across
  * the fence (may be implemented as quiet). */
+/* Counting writes (counting puts and pushes, docs/extensions.md): when
+ * weft_ofi_count_imm is set, every counter update that travels through
+ * libfabric is a write carrying 64-bit immediate data, WEFT_OFI_COUNT_DATA
+ * (heap offset of the uint64 counter, amount), that the target's progress
+ * applies with a CPU atomic once the write's bytes are visible there; with
+ * it clear, counters take the AMO path (put, fence, atomic add). The same
+ * for every PE of a job (one provider, one tunable). */
+extern int weft_ofi_count_imm;
+#define WEFT_OFI_COUNT_OFF_BITS 40
+#define WEFT_OFI_COUNT_MAX_AMOUNT ((1ull << (64 - WEFT_OFI_COUNT_OFF_BITS)) - 1)
+#define WEFT_OFI_COUNT_DATA(coff, amount) ((coff) | ((uint64_t)(amount) << WEFT_OFI_COUNT_OFF_BITS))
+/* len bytes from src to (seg, off) at pe, one write of at most the
+ * provider's message size, carrying data; blocking unless nbi (src
+ * reusable on return). */
+void weft_ofi_put_count(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
+                        int pe, uint64_t data, int nbi);
+/* The largest single write weft_ofi_put_count takes. */
+size_t weft_ofi_count_max_write(void);
+/* Progress, and wait for a drain another thread is in to finish, so every
+ * counter update that has reached this PE's CQ has been applied. */
+void weft_ofi_progress_settled(void);
 void weft_ofi_quiet(struct weft_ofi_tx *tx);
 void weft_ofi_fence(struct weft_ofi_tx *tx);
 
@@ -119,6 +150,9 @@ void weft_ofi_progress(void);
 /* Introspection for weft-info and SHMEM_INFO. */
 WEFT_EXPORT const char *weft_ofi_provider_name(void);
 WEFT_EXPORT void weft_ofi_describe(FILE *out); /* provider, mr_mode, limits, AMO table */
+/* 1 if a CPU atomic on this PE's own memory is atomic with respect to the
+ * atomics peers apply to it through libfabric on type dt. */
+int weft_ofi_amo_cpu_coherent(enum weft_dtype dt);
 /* 1 if (op, dt) is executed natively by the provider, 0 if in software. */
 int weft_ofi_amo_is_native(enum weft_amo_op op, enum weft_dtype dt);
 

@@ -1,8 +1,9 @@
 /* ofi_amo.c owns OpenSHMEM atomics over libfabric: native fi_atomic /
  * fi_fetch_atomic / fi_compare_atomic where the provider supports the
- * (op, datatype), and the software path otherwise: an active message
- * (ofi_msg.h) executed by the target's progress engine with CPU atomics,
- * whose reply carries the old value (or just an acknowledgement).
+ * (op, datatype), and the software path otherwise: a system message of
+ * the active-message engine (src/am/am.h, the one GASNet's AMs use too)
+ * executed by the target's progress engine with CPU atomics, whose reply
+ * carries the old value (or just an acknowledgement).
  *
  * ATOMICITY RULE. A provider's atomics and our CPU atomics are not atomic
  * with respect to each other (the provider may run a plain read-modify-write
@@ -24,6 +25,7 @@
 #include <string.h>
 
 #include "../../core/cpu_amo.h"
+#include "../../am/am.h"
 #include "../onnode/onnode.h"
 #include "ofi_internal.h"
 #include "ofi_msg.h"
@@ -52,16 +54,17 @@ static int query(int dt, enum fi_op op, uint64_t flags)
     return rc == 0 && attr.count >= 1 && attr.size == weft_dtype_size((enum weft_dtype)dt);
 }
 
-static void amo_req_handler(int src, const uint64_t *args, int nargs, const void *payload,
-                            size_t len);
-static void amo_rep_handler(int src, const uint64_t *args, int nargs, const void *payload,
-                            size_t len);
+static void amo_req_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
+                            const void *payload, size_t len);
+static void amo_rep_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
+                            const void *payload, size_t len);
 
 void weft_ofi_amo_init(void)
 {
-    weft_am_register(WEFT_AM_H_AMO_REQ, amo_req_handler);
-    weft_am_register(WEFT_AM_H_AMO_REP, amo_rep_handler);
+    weft_ame_sys_register(WEFT_AME_SYS_AMO_REQ, amo_req_handler);
+    weft_ame_sys_register(WEFT_AME_SYS_AMO_REP, amo_rep_handler);
     weft_ofi.amo_forced_software = !strcmp(weft_tun_str(WEFT_TUN_AMO), "software");
+    weft_ofi.inject_atomic_acked = strstr(weft_ofi.info->fabric_attr->prov_name, "ofi_rxm") != NULL;
     for (int d = 0; d < WEFT_DT_NTYPES; d++) {
         int all = 1;
         for (int o = 0; o < WEFT_AMO_NOPS; o++) {
@@ -85,6 +88,19 @@ void weft_ofi_amo_init(void)
         weft_debug("ofi: AMO type %s: %s", weft_dtype_names[d],
                    weft_ofi.dt_native[d] ? "native" : "software");
     }
+}
+
+/* The target's CPU applies every atomic on dt with atomic instructions:
+ * weft's software atomics, and the libfabric 1.17 providers whose atomics
+ * are executed in the target process by the util atomic handlers (built
+ * on __atomic builtins: shm, and rxm's emulation over any core provider).
+ * Not NIC atomics: a CPU atomic is not atomic against those. */
+int weft_ofi_amo_cpu_coherent(enum weft_dtype dt)
+{
+    if (!weft_ofi.dt_native[dt])
+        return 1;
+    const char *prov = weft_ofi.info->fabric_attr->prov_name;
+    return !strcmp(prov, "shm") || strstr(prov, "ofi_rxm") != NULL;
 }
 
 int weft_ofi_amo_is_native(enum weft_amo_op op, enum weft_dtype dt)
@@ -112,15 +128,15 @@ struct sw_wait {
     int done;
 };
 
-/* args: [0] op | dt << 8 | seg << 16, [1] offset, [2] token, [3] tx.
+/* a0: op | dt << 8 | seg << 16; args: [0] offset, [1] token, [2] tx.
  * token: 0 (no result), a result pointer, or (struct sw_wait * | 1). */
-static void amo_req_handler(int src, const uint64_t *args, int nargs, const void *payload,
-                            size_t len)
+static void amo_req_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
+                            const void *payload, size_t len)
 {
-    int op = (int)(args[0] & 0xff), dt = (int)((args[0] >> 8) & 0xff);
-    int seg = (int)((args[0] >> 16) & 0xff);
-    uint64_t off = args[1];
-    if (nargs != 4 || len != 16 || op >= WEFT_AMO_NOPS || dt >= WEFT_DT_NTYPES ||
+    int op = (int)(a0 & 0xff), dt = (int)((a0 >> 8) & 0xff);
+    int seg = (int)((a0 >> 16) & 0xff);
+    uint64_t off = args[0];
+    if (nargs != 3 || len != 16 || op >= WEFT_AMO_NOPS || dt >= WEFT_DT_NTYPES ||
         seg >= WEFT_NSEGS)
         weft_fatal("weft_ofi_progress", "malformed atomic request from PE %d", src);
     size_t sz = weft_dtype_size((enum weft_dtype)dt);
@@ -130,13 +146,14 @@ static void amo_req_handler(int src, const uint64_t *args, int nargs, const void
     const char *p = payload;
     uint64_t res = 0;
     cpu_amo(op, dt, weft_rt.seg[seg].base + off, p, p + 8, &res);
-    uint64_t rargs[2] = {args[2], args[3]};
-    weft_am_send(src, WEFT_AM_H_AMO_REP, rargs, 2, &res, sz);
+    uint64_t rargs[2] = {args[1], args[2]};
+    weft_ame_sys_send(NULL, src, WEFT_AME_SYS_AMO_REP, 0, rargs, 2, &res, sz);
 }
 
-static void amo_rep_handler(int src, const uint64_t *args, int nargs, const void *payload,
-                            size_t len)
+static void amo_rep_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
+                            const void *payload, size_t len)
 {
+    (void)a0;
     if (nargs != 2 || len > 8)
         weft_fatal("weft_ofi_progress", "malformed atomic reply from PE %d", src);
     uint64_t token = args[0];
@@ -181,12 +198,12 @@ static void sw_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype 
     struct sw_wait w = {result, 0};
     int wait = blocking && result;
     uint64_t token = wait ? ((uint64_t)(uintptr_t)&w | 1) : (uint64_t)(uintptr_t)result;
-    uint64_t args[4] = {(uint64_t)op | (uint64_t)dt << 8 | (uint64_t)seg << 16, off, token,
-                        (uint64_t)(uintptr_t)tx};
+    uint32_t a0 = (uint32_t)op | (uint32_t)dt << 8 | (uint32_t)seg << 16;
+    uint64_t args[3] = {off, token, (uint64_t)(uintptr_t)tx};
     __atomic_add_fetch(&tx->am_issued, 1, __ATOMIC_RELEASE); /* see amo_rep_handler */
     weft_ofi_set_active(tx, 1);
     /* From tx's own endpoint: behind tx's writes in the provider's order. */
-    weft_am_send_from(tx, pe, WEFT_AM_H_AMO_REQ, args, 4, payload, sizeof payload);
+    weft_ame_sys_send(tx, pe, WEFT_AME_SYS_AMO_REQ, a0, args, 3, payload, sizeof payload);
     if (wait) {
         unsigned spins = 0;
         while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE))
@@ -219,7 +236,11 @@ static void native_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dt
             weft_ofi_fail("fi_inject_atomic", pe, rc);
         tx->w_issued++;
         weft_ofi_set_active(tx, 1);
-        weft_ofi_mark_dirty(tx, pe); /* injects have no delivery semantics */
+        /* Counted before it is applied (shm, sockets): flushed at quiet.
+         * (fi_atomicmsg(FI_INJECT | FI_DELIVERY_COMPLETE) gave wrong sums on
+         * libfabric 1.17 shm: docs/providers.md.) */
+        if (!weft_ofi.inject_atomic_acked)
+            weft_ofi_mark_dirty(tx, pe);
         return;
     }
 
@@ -286,12 +307,24 @@ static void native_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dt
     }
 }
 
+/* Where the provider orders only RMA writes (weft_ofi.rma_ordered), an
+ * atomic after a deferred fence waits for the writes before it, and marks
+ * tx so that a later fence completes it before further writes. */
+static inline void weft_ofi_amo_order(struct weft_ofi_tx *tx)
+{
+    if (WEFT_UNLIKELY(tx->fence_pending))
+        weft_ofi_quiet_held(tx);
+    if (!weft_ofi.ordered)
+        tx->unordered_since_quiet = 1;
+}
+
 /* A shared tx is held across the whole atomic, the wait for a blocking
  * one's result included (ofi_internal.h says why). */
 void weft_ofi_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype dt, int seg,
                   uint64_t off, const void *operand, const void *compare, void *result, int pe)
 {
     weft_ofi_tx_enter(tx);
+    weft_ofi_amo_order(tx);
     if (weft_ofi.dt_native[dt])
         native_amo(tx, op, dt, seg, off, operand, compare, result, pe, 1);
     else
@@ -303,6 +336,7 @@ void weft_ofi_amo_nbi(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dty
                       uint64_t off, const void *operand, const void *compare, void *result, int pe)
 {
     weft_ofi_tx_enter(tx);
+    weft_ofi_amo_order(tx);
     if (weft_ofi.dt_native[dt])
         native_amo(tx, op, dt, seg, off, operand, compare, result, pe, 0);
     else

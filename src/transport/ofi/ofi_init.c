@@ -543,6 +543,11 @@ static int all_pes_direct(void)
     return ok;
 }
 
+int weft_ofi_unused(void)
+{
+    return weft_ofi.unused;
+}
+
 int weft_ofi_init(int thread_multiple)
 {
     memset(&weft_ofi, 0, sizeof weft_ofi);
@@ -553,6 +558,8 @@ int weft_ofi_init(int thread_multiple)
         weft_debug("ofi: every PE is reached directly: libfabric is not opened");
         return 0;
     }
+    if (weft_ofi_load() != 0)
+        return -1;
     int thread_on = 0;
     /* FI_THREAD_SAFE covers our progress thread and, under
      * SHMEM_THREAD_MULTIPLE, threads driving their contexts' endpoints at
@@ -590,6 +597,8 @@ int weft_ofi_init(int thread_multiple)
                        (fi->tx_attr->msg_order & WEFT_OFI_FENCE_ORDER) == WEFT_OFI_FENCE_ORDER &&
                        weft_ofi.prov_inject >= WEFT_AM_AMO_MSG_SIZE &&
                        !weft_onnode.split;
+    weft_ofi.rma_ordered = !weft_ofi.ordered && !strcmp(fence, "auto") &&
+                           (fi->tx_attr->msg_order & FI_ORDER_RMA_WAW) && !weft_onnode.split;
     long long inj = weft_tun_int(WEFT_TUN_INJECT_SIZE);
     weft_ofi.inject_size = (inj < 0 || (size_t)inj > fi->tx_attr->inject_size)
                                ? fi->tx_attr->inject_size
@@ -601,10 +610,22 @@ int weft_ofi_init(int thread_multiple)
     weft_ofi.iov_limit = il < ril ? il : ril;
     if (weft_ofi.iov_limit < 1)
         weft_ofi.iov_limit = 1;
+    /* Counting puts and pushes on 64-bit immediate data where the provider
+     * reports it (docs/providers.md: shm, tcp;ofi_rxm, sockets on 1.17). */
+    const char *imm = weft_tun_str(WEFT_TUN_CT_IMMEDIATE);
+    if (strcmp(imm, "auto") && strcmp(imm, "off"))
+        weft_fatal("shmem_init", "WEFT_CT_IMMEDIATE=%s: expected auto or off", imm);
+    weft_ofi_count_imm = !strcmp(imm, "auto") && fi->domain_attr->cq_data_size >= 8 &&
+                         !(fi->mode & FI_RX_CQ_DATA) && !weft_ofi.mr_local;
+    weft_debug("ofi: counters %s (cq_data_size %zu)",
+               weft_ofi_count_imm ? "on immediate data" : "by atomic add",
+               fi->domain_attr->cq_data_size);
     weft_ofi.retry_timeout = (long)weft_tun_int(WEFT_TUN_RETRY_TIMEOUT);
     weft_debug("ofi: msg_order [%s]; fence %s",
                fi_tostr(&fi->tx_attr->msg_order, FI_TYPE_MSG_ORDER),
-               weft_ofi.ordered ? "by provider ordering" : "= quiet");
+               weft_ofi.ordered       ? "by provider ordering"
+               : weft_ofi.rma_ordered ? "by RMA write ordering (deferred before an atomic)"
+                                      : "= quiet");
     weft_debug("ofi: using %s (fabric %s, domain %s), mr_mode %s, %s progress, threading %s, "
                "remote completion by %s", fi->fabric_attr->prov_name, fi->fabric_attr->name,
                fi->domain_attr->name, fi_tostr(&fi->domain_attr->mr_mode, FI_TYPE_MR_MODE),
@@ -894,6 +915,9 @@ void weft_ofi_describe(FILE *out)
     fprintf(out, "  fence             %s\n",
             weft_ofi.ordered ? "free: the provider orders writes, atomics and messages "
                                "(FI_ORDER_WAW, FI_ORDER_SAW)"
+            : weft_ofi.rma_ordered
+                ? "free between puts (FI_ORDER_RMA_WAW); an atomic after it, or a fence after "
+                  "an atomic, completes the earlier operations (no FI_ORDER_WAW/SAW)"
             : weft_onnode.split
                 ? "a quiet: node peers are reached directly for one segment and through "
                   "libfabric for the other"

@@ -8,6 +8,9 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+
+#include "ofi_dl.h" /* before the other rdma headers: libfabric loaded at run time */
+
 #include <rdma/fabric.h>
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_cm.h>
@@ -66,6 +69,13 @@ struct weft_ofi_tx {
      * docs/providers.md), so the next fence completes instead of relying on
      * the order. */
     int large_since_quiet;
+    /* An atomic or message left tx since the last quiet, on a provider
+     * that is only rma_ordered: the next fence must complete. */
+    int unordered_since_quiet;
+    /* A fence was deferred (rma_ordered): writes before it are ordered
+     * before later writes by the provider, but the next atomic must wait
+     * for their completion (weft_ofi_amo_order). */
+    int fence_pending;
     /* registered scratch: flush read target and FI_MR_LOCAL bounce */
     char *bounce;
     size_t bounce_size; /* WEFT_OFI_BOUNCE_SIZE with FI_MR_LOCAL, else 64 */
@@ -138,6 +148,17 @@ struct weft_ofi_state {
      * atomics leave from the issuing context's endpoint, and WEFT_FENCE
      * allows it: fence then needs no completion (ofi_rma.c). */
     int ordered;
+    /* Weaker: the provider orders RMA writes among themselves only
+     * (FI_ORDER_RMA_WAW; tcp;ofi_rxm, whose atomics are messages applied
+     * after later writes). A fence after writes alone is then deferred:
+     * later writes need nothing, a later atomic completes first
+     * (fence_pending in the tx). */
+    int rma_ordered;
+    /* The provider counts an injected atomic only when the target's reply
+     * says it was applied (rxm's atomic protocol: measured with
+     * docs/provider-notes/remote_completion.c INJATOMIC=1), so quiet need
+     * not flush it. */
+    int inject_atomic_acked;
     int progress_thread; /* a progress thread is running */
     long retry_timeout;  /* seconds; 0: forever */
     /* atomics: amo_native[op][dt] from the queries; dt_native[dt] the rule */

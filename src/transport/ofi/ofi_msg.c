@@ -308,6 +308,21 @@ static void dispatch(struct am_buf *b, size_t got)
     am.handlers[h->handler]((int)h->src, args, h->nargs, b->data + need, h->len);
 }
 
+/* A counting write's immediate data (ofi.h, WEFT_OFI_COUNT_DATA): its
+ * bytes are visible (the provider reports the data only then), so the
+ * counter may rise; a release add, read with acquire by shmemx_ct_wait and
+ * shmemx_oct_wait. */
+static void apply_count(uint64_t data)
+{
+    uint64_t off = data & ((1ull << WEFT_OFI_COUNT_OFF_BITS) - 1);
+    uint64_t amount = data >> WEFT_OFI_COUNT_OFF_BITS;
+    const struct weft_segment *heap = &weft_rt.seg[WEFT_SEG_HEAP];
+    if (WEFT_UNLIKELY((off & 7) || off + 8 > heap->size))
+        weft_fatal("weft_ofi_progress", "counter update %#llx outside the symmetric heap",
+                   (unsigned long long)data);
+    __atomic_fetch_add((uint64_t *)(void *)(heap->base + off), amount, __ATOMIC_RELEASE);
+}
+
 static void handle_error(void)
 {
     struct fi_cq_err_entry err;
@@ -343,6 +358,10 @@ void weft_am_poll(void)
         if (n < 0)
             weft_ofi_fail("fi_cq_read", -1, n);
         for (ssize_t i = 0; i < n; i++) {
+            if (ev[i].flags & FI_REMOTE_CQ_DATA) {
+                apply_count(ev[i].data);
+                continue;
+            }
             if (!ev[i].op_context)
                 continue;
             struct am_buf *b = (struct am_buf *)ev[i].op_context;

@@ -5,8 +5,9 @@
  * every wait loop and by the progress thread); a handler may reply with
  * weft_am_send to the source. Receives are pre-posted fixed buffers (no
  * FI_MULTI_RECV: FI_OPT_MIN_MULTI_RECV crashes libfabric 1.17, see
- * docs/providers.md). The software atomics use it; the GASNet-style AM API
- * will sit on it later. */
+ * docs/providers.md). Its one user is the active-message engine (src/am/),
+ * which carries both GASNet's messages and weft's software atomics under
+ * the handler id WEFT_AM_H_ENGINE. */
 #ifndef WEFT_OFI_MSG_H
 #define WEFT_OFI_MSG_H
 
@@ -40,8 +41,6 @@ typedef void (*weft_am_handler_fn)(int src_pe, const uint64_t *args, int nargs,
 
 /* Handler ids. Internal ids are fixed; 16..63 are for the future AM API. */
 enum {
-    WEFT_AM_H_AMO_REQ = 1,
-    WEFT_AM_H_AMO_REP = 2,
     WEFT_AM_H_ENGINE = 3, /* every message of the active-message engine (src/am/) */
     WEFT_AM_H_USER_FIRST = 16,
     WEFT_AM_NHANDLERS = 64
@@ -66,9 +65,11 @@ void weft_am_send_from(struct weft_ofi_tx *tx, int pe, int handler, const uint64
 /* Bytes of a message with nargs arguments and len payload bytes. */
 #define WEFT_AM_MSG_SIZE(nargs, len) \
     (sizeof(struct weft_am_hdr) + (size_t)(nargs) * sizeof(uint64_t) + (size_t)(len))
-/* A software atomic's request (4 arguments, 16 bytes of operands), which
- * fence-by-ordering needs to inject from a context's endpoint. */
-#define WEFT_AM_AMO_MSG_SIZE WEFT_AM_MSG_SIZE(4, 16)
+/* A software atomic's request as the engine sends it (its header word and
+ * 3 arguments, 16 bytes of operands: 64 bytes, tcp;ofi_rxm's inject size),
+ * which fence-by-ordering needs to inject from a context's endpoint
+ * (src/am/am.h, weft_ame_sys_send). */
+#define WEFT_AM_AMO_MSG_SIZE WEFT_AM_MSG_SIZE(1 + 3, 16)
 
 /* Setup/teardown (called from ofi_init.c once the endpoint is enabled). */
 int weft_am_init(void);

@@ -62,6 +62,18 @@ void weft_ofi_progress(void)
     drain();
 }
 
+void weft_ofi_progress_settled(void)
+{
+    if (WEFT_UNLIKELY(!weft_ofi.cq))
+        return;
+    weft_ofi_progress();
+    /* The progress thread may have read counter updates from the CQ and
+     * not applied them yet (a barrier flag it wrote can already be seen):
+     * wait for its drain to end. */
+    while (__atomic_load_n(&weft_ofi.progress_lock, __ATOMIC_ACQUIRE))
+        __builtin_ia32_pause();
+}
+
 void weft_ofi_wait_obj_init(void)
 {
     weft_ofi.wait_fd = -1;

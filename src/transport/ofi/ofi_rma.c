@@ -15,6 +15,10 @@
  *    once the target processed it. fi_inject_write/fi_inject_atomic have no
  *    completion semantics (measured: counted before the target saw the data
  *    on tcp;ofi_rxm), so a PE that received an inject is marked dirty.
+ *    (fi_writemsg(FI_INJECT | FI_DELIVERY_COMPLETE) is counted only once
+ *    applied, but on shm it multiplied the instructions of a small put by
+ *    five, its queue filling with commands awaiting their responses:
+ *    docs/providers.md.)
  *  - WEFT_RC_FLUSH: every PE written since the last quiet is marked dirty.
  * At quiet, after the write counter caught up, one 8-byte fi_read goes to
  * every dirty PE; the target processes it after the writes that preceded it
@@ -270,6 +274,37 @@ void weft_ofi_get(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size
 
 #define IOV_CAP 64
 
+/* Post one fi_writemsg (write) or fi_readmsg of cnt iovecs, local iov[k]
+ * to or from remote riov[k] (equal lengths), counted like a write or read. */
+static void post_msg(struct weft_ofi_tx *tx, int write, struct iovec *iov,
+                     struct fi_rma_iov *riov, size_t cnt, int pe)
+{
+    uint64_t flags = write && weft_ofi.rc == WEFT_RC_DELIVERY ? FI_DELIVERY_COMPLETE : 0;
+    const char *what = write ? "fi_writemsg" : "fi_readmsg";
+    struct fi_msg_rma m = {.msg_iov = iov,
+                           .desc = NULL,
+                           .iov_count = cnt,
+                           .addr = (fi_addr_t)pe,
+                           .rma_iov = riov,
+                           .rma_iov_count = cnt,
+                           .context = NULL,
+                           .data = 0};
+    struct weft_ofi_retry r = {0, 0};
+    ssize_t rc;
+    while ((rc = write ? fi_writemsg(tx->ep, &m, flags) : fi_readmsg(tx->ep, &m, 0)) ==
+           -FI_EAGAIN)
+        weft_ofi_retry_wait(tx, &r, what, pe);
+    if (WEFT_UNLIKELY(rc))
+        weft_ofi_fail(what, pe, rc);
+    if (write) {
+        tx->w_issued++;
+        tx->large_since_quiet = 1; /* several elements: may exceed inject */
+    } else {
+        tx->r_issued++;
+    }
+    weft_ofi_set_active(tx, 1);
+}
+
 /* Post nelems elements of elem bytes as fi_writemsg (write) or fi_readmsg
  * messages of up to iov_limit iovecs each: local element i at
  * local + i*lstride, remote element i at off + i*rstride. */
@@ -279,8 +314,6 @@ static void strided_msgs(struct weft_ofi_tx *tx, int write, char *local, ptrdiff
 {
     size_t per = min_sz(weft_ofi.iov_limit, IOV_CAP);
     uint64_t key = weft_ofi_rkey(pe, seg);
-    uint64_t flags = write && weft_ofi.rc == WEFT_RC_DELIVERY ? FI_DELIVERY_COMPLETE : 0;
-    const char *what = write ? "fi_writemsg" : "fi_readmsg";
     struct iovec iov[IOV_CAP];
     struct fi_rma_iov riov[IOV_CAP];
     for (size_t i = 0; i < nelems;) {
@@ -292,29 +325,66 @@ static void strided_msgs(struct weft_ofi_tx *tx, int write, char *local, ptrdiff
             riov[k].len = elem;
             riov[k].key = key;
         }
-        struct fi_msg_rma m = {.msg_iov = iov,
-                               .desc = NULL,
-                               .iov_count = cnt,
-                               .addr = (fi_addr_t)pe,
-                               .rma_iov = riov,
-                               .rma_iov_count = cnt,
-                               .context = NULL,
-                               .data = 0};
-        struct weft_ofi_retry r = {0, 0};
-        ssize_t rc;
-        while ((rc = write ? fi_writemsg(tx->ep, &m, flags) : fi_readmsg(tx->ep, &m, 0)) ==
-               -FI_EAGAIN)
-            weft_ofi_retry_wait(tx, &r, what, pe);
-        if (WEFT_UNLIKELY(rc))
-            weft_ofi_fail(what, pe, rc);
-        if (write) {
-            tx->w_issued++;
-            tx->large_since_quiet = 1; /* several elements: may exceed inject */
-        } else {
-            tx->r_issued++;
-        }
-        weft_ofi_set_active(tx, 1);
+        post_msg(tx, write, iov, riov, cnt, pe);
     }
+}
+
+/* Vector transfers (GASNet's VIS, src/gasnet/vis.c): n pieces, piece k
+ * between local[k] and remote offset off[k], len[k] bytes. Consecutive
+ * pieces share one message while the provider's iov limits and its message
+ * size allow; with FI_MR_LOCAL, a limit of 1, or a piece larger than a
+ * message, each piece is a put or get of its own. Non-blocking: local
+ * buffers stay in use until quiet. */
+static void vector_held(struct weft_ofi_tx *tx, int write, int seg, size_t n,
+                        const uint64_t *off, void *const *local, const size_t *len, int pe)
+{
+    size_t per = min_sz(weft_ofi.iov_limit, IOV_CAP);
+    uint64_t key = weft_ofi_rkey(pe, seg);
+    struct iovec iov[IOV_CAP];
+    struct fi_rma_iov riov[IOV_CAP];
+    size_t cnt = 0, bytes = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (!len[k])
+            continue;
+        if (per < 2 || weft_ofi.mr_local || len[k] > weft_ofi.max_msg) {
+            if (write)
+                put_nbi_held(tx, seg, off[k], local[k], len[k], pe);
+            else
+                get_nbi_held(tx, local[k], seg, off[k], len[k], pe);
+            continue;
+        }
+        if (cnt == per || bytes + len[k] > weft_ofi.max_msg) {
+            post_msg(tx, write, iov, riov, cnt, pe);
+            cnt = bytes = 0;
+        }
+        iov[cnt].iov_base = local[k];
+        iov[cnt].iov_len = len[k];
+        riov[cnt].addr = weft_ofi_raddr(pe, seg, off[k]);
+        riov[cnt].len = len[k];
+        riov[cnt].key = key;
+        bytes += len[k];
+        cnt++;
+    }
+    if (cnt)
+        post_msg(tx, write, iov, riov, cnt, pe);
+    if (write && weft_ofi.rc == WEFT_RC_FLUSH)
+        weft_ofi_mark_dirty(tx, pe);
+}
+
+void weft_ofi_putv_nbi(struct weft_ofi_tx *tx, int seg, size_t n, const uint64_t *off,
+                       void *const *src, const size_t *len, int pe)
+{
+    weft_ofi_tx_enter(tx);
+    vector_held(tx, 1, seg, n, off, src, len, pe);
+    weft_ofi_tx_leave(tx);
+}
+
+void weft_ofi_getv_nbi(struct weft_ofi_tx *tx, int seg, size_t n, const uint64_t *off,
+                       void *const *dst, const size_t *len, int pe)
+{
+    weft_ofi_tx_enter(tx);
+    vector_held(tx, 0, seg, n, off, dst, len, pe);
+    weft_ofi_tx_leave(tx);
 }
 
 void weft_ofi_iput(struct weft_ofi_tx *tx, int seg, uint64_t off, ptrdiff_t tstride,
@@ -390,6 +460,8 @@ void weft_ofi_quiet_held(struct weft_ofi_tx *tx)
         weft_poll_yield(&spins);
     tx->nbi_used = 0;
     tx->large_since_quiet = 0;
+    tx->unordered_since_quiet = 0;
+    tx->fence_pending = 0;
     weft_ofi_set_active(tx, 0);
 }
 
@@ -422,12 +494,63 @@ void weft_ofi_fence(struct weft_ofi_tx *tx)
      * provider claims the order (libfabric 1.17 shm's SAR protocol:
      * docs/providers.md), so then fence completes like quiet.
      *
+     * rma_ordered (the provider orders RMA writes among themselves only):
+     * after nothing but small writes since the last quiet, fence is
+     * deferred: writes after it are kept behind by the provider, and the
+     * next atomic completes the earlier writes first (weft_ofi_amo_order).
+     * After an atomic or message it completes like quiet.
+     *
      * Otherwise fence is quiet: it returns only once every earlier put is
      * visible at its target (write counter caught up, then
      * FI_DELIVERY_COMPLETE or the flush read above), so nothing issued
      * after it is even posted before the data has landed. */
     weft_ofi_tx_enter(tx);
-    if (!weft_ofi.ordered || tx->large_since_quiet)
+    if (weft_ofi.ordered && !tx->large_since_quiet)
+        ;
+    else if (weft_ofi.rma_ordered && !tx->large_since_quiet && !tx->unordered_since_quiet)
+        tx->fence_pending = 1;
+    else
         weft_ofi_quiet_held(tx);
+    weft_ofi_tx_leave(tx);
+}
+
+/* ---- counting writes (ofi.h, src/api/counting.c) ------------------------ */
+
+int weft_ofi_count_imm;
+
+size_t weft_ofi_count_max_write(void) { return weft_ofi.max_msg; }
+
+void weft_ofi_put_count(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
+                        int pe, uint64_t data, int nbi)
+{
+    struct weft_ofi_retry r = {0, 0};
+    ssize_t rc;
+    uint64_t raddr = weft_ofi_raddr(pe, seg, off), key = weft_ofi_rkey(pe, seg);
+    weft_ofi_tx_enter(tx);
+    if (len <= weft_ofi.inject_size) {
+        while ((rc = fi_inject_writedata(tx->ep, src, len, data, (fi_addr_t)pe, raddr, key)) ==
+               -FI_EAGAIN)
+            weft_ofi_retry_wait(tx, &r, "fi_inject_writedata", pe);
+        if (WEFT_UNLIKELY(rc))
+            weft_ofi_fail("fi_inject_writedata", pe, rc);
+        tx->w_issued++;
+        weft_ofi_set_active(tx, 1);
+        weft_ofi_mark_dirty(tx, pe);
+    } else {
+        /* mr_local providers never get here (weft_ofi_count_imm is off). */
+        void *desc = weft_ofi_local_desc(src, len);
+        while ((rc = fi_writedata(tx->ep, src, len, desc, data, (fi_addr_t)pe, raddr, key,
+                                  NULL)) == -FI_EAGAIN)
+            weft_ofi_retry_wait(tx, &r, "fi_writedata", pe);
+        if (WEFT_UNLIKELY(rc))
+            weft_ofi_fail("fi_writedata", pe, rc);
+        tx->w_issued++;
+        tx->large_since_quiet = 1;
+        weft_ofi_set_active(tx, 1);
+        if (weft_ofi.rc == WEFT_RC_FLUSH)
+            weft_ofi_mark_dirty(tx, pe);
+        if (!nbi)
+            weft_ofi_wait_writes(tx, "shmemx_putmem_ct");
+    }
     weft_ofi_tx_leave(tx);
 }
