@@ -191,6 +191,16 @@ extern struct weft_ofi_state weft_ofi;
 /* The default context's transmit resources (declared in ofi.h too). */
 extern struct weft_ofi_tx weft_ofi_tx0;
 
+/* An application thread is driving progress (ofi_progress.c: the
+ * progress thread stands down while this count moves). A relaxed load and
+ * store, not an atomic increment: two threads racing lose a count, which
+ * only means "still polling". */
+static inline void weft_ofi_note_app_poll(void)
+{
+    __atomic_store_n(&weft_ofi.app_polls, __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+}
+
 static inline uint64_t weft_ofi_raddr(int pe, int seg, uint64_t off)
 {
     return weft_ofi.rbase ? weft_ofi.rbase[(size_t)pe * WEFT_NSEGS + (size_t)seg] + off : off;

@@ -55,10 +55,7 @@ void weft_ofi_progress(void)
 {
     if (WEFT_UNLIKELY(!weft_ofi.cq))
         return;
-    /* A relaxed load and store, not an atomic increment: two application
-     * threads racing lose a count, which only means "still polling". */
-    __atomic_store_n(&weft_ofi.app_polls, __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELAXED);
+    weft_ofi_note_app_poll();
     drain();
 }
 
@@ -135,13 +132,16 @@ static void *progress_main(void *arg)
          * wait; between waits, non-blocking puts on manual-progress
          * providers would stall (tcp: the socket fills), so poke them. */
         weft_ofi_ctx_poke();
+        /* The count before the wait: polls made during it are what the
+         * next turn looks for (read after it, they would never be seen,
+         * and the thread would never stand down). */
+        seen = __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED);
         /* Bounded, so that stop and the contexts' pokes are seen. */
         int ms = (int)(interval / 1000) + 1;
         if (use_fd && wait_for_peer(ms < 10 ? 10 : ms) != 0)
             use_fd = 0;
         if (!use_fd)
             nap_us(interval);
-        seen = __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED);
     }
     return NULL;
 }
