@@ -209,7 +209,11 @@ int main(int argc, char **argv)
         CHECK(weft_boot_barrier() == 0, "barrier");
         if (rank == arg2)
             weft_boot_abort(arg3, "boot_test abort scenario");
-        weft_boot_barrier();
+        /* A barrier the launcher fails (PMIx fences do once a member is
+         * gone) is no exit of ours: the launcher must take this PE down,
+         * and the job's status must be the aborting PE's. */
+        if (weft_boot_barrier() != 0)
+            block_forever();
         return 94;
     } else if (strcmp(mode, "stdin") == 0) {
         char buf[4096];
