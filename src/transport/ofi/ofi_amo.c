@@ -64,7 +64,10 @@ void weft_ofi_amo_init(void)
     weft_ame_sys_register(WEFT_AME_SYS_AMO_REQ, amo_req_handler);
     weft_ame_sys_register(WEFT_AME_SYS_AMO_REP, amo_rep_handler);
     weft_ofi.amo_forced_software = !strcmp(weft_tun_str(WEFT_TUN_AMO), "software");
-    weft_ofi.inject_atomic_acked = strstr(weft_ofi.info->fabric_attr->prov_name, "ofi_rxm") != NULL;
+    const char *prov = weft_ofi_provider_name();
+    int rxm = strstr(prov, "ofi_rxm") != NULL;
+    weft_ofi.inject_atomic_acked = rxm;
+    weft_ofi.atomics_by_target_cpu = rxm || !strcmp(prov, "shm");
     for (int d = 0; d < WEFT_DT_NTYPES; d++) {
         int all = 1;
         for (int o = 0; o < WEFT_AMO_NOPS; o++) {
@@ -91,16 +94,12 @@ void weft_ofi_amo_init(void)
 }
 
 /* The target's CPU applies every atomic on dt with atomic instructions:
- * weft's software atomics, and the libfabric 1.17 providers whose atomics
- * are executed in the target process by the util atomic handlers (built
- * on __atomic builtins: shm, and rxm's emulation over any core provider).
- * Not NIC atomics: a CPU atomic is not atomic against those. */
+ * weft's software atomics, and the providers whose atomics run in the
+ * target process (atomics_by_target_cpu, set above). Not NIC atomics: a
+ * CPU atomic is not atomic against those. */
 int weft_ofi_amo_cpu_coherent(enum weft_dtype dt)
 {
-    if (!weft_ofi.dt_native[dt])
-        return 1;
-    const char *prov = weft_ofi.info->fabric_attr->prov_name;
-    return !strcmp(prov, "shm") || strstr(prov, "ofi_rxm") != NULL;
+    return !weft_ofi.dt_native[dt] || weft_ofi.atomics_by_target_cpu;
 }
 
 int weft_ofi_amo_is_native(enum weft_amo_op op, enum weft_dtype dt)

@@ -159,6 +159,11 @@ struct weft_ofi_state {
      * docs/provider-notes/remote_completion.c INJATOMIC=1), so quiet need
      * not flush it. */
     int inject_atomic_acked;
+    /* The provider's atomics are applied in the target process with CPU
+     * atomic instructions (libfabric 1.17's util atomic handlers: shm, and
+     * rxm's emulation over any core provider), so a CPU atomic there is
+     * atomic against them (weft_ofi_amo_cpu_coherent). */
+    int atomics_by_target_cpu;
     int progress_thread; /* a progress thread is running */
     long retry_timeout;  /* seconds; 0: forever */
     /* atomics: amo_native[op][dt] from the queries; dt_native[dt] the rule */
@@ -190,16 +195,6 @@ struct weft_ofi_state {
 extern struct weft_ofi_state weft_ofi;
 /* The default context's transmit resources (declared in ofi.h too). */
 extern struct weft_ofi_tx weft_ofi_tx0;
-
-/* An application thread is driving progress (ofi_progress.c: the
- * progress thread stands down while this count moves). A relaxed load and
- * store, not an atomic increment: two threads racing lose a count, which
- * only means "still polling". */
-static inline void weft_ofi_note_app_poll(void)
-{
-    __atomic_store_n(&weft_ofi.app_polls, __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELAXED);
-}
 
 static inline uint64_t weft_ofi_raddr(int pe, int seg, uint64_t off)
 {

@@ -55,7 +55,10 @@ void weft_ofi_progress(void)
 {
     if (WEFT_UNLIKELY(!weft_ofi.cq))
         return;
-    weft_ofi_note_app_poll();
+    /* A relaxed load and store, not an atomic increment: two application
+     * threads racing lose a count, which only means "still polling". */
+    __atomic_store_n(&weft_ofi.app_polls, __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
     drain();
 }
 
