@@ -103,39 +103,40 @@ static void pick_up_error_text(struct weft_ofi_tx *tx)
  * that failed is never counted as done. */
 #define COUNTER_POLLS 8u
 static void wait_cntr(struct weft_ofi_tx *tx, struct fid_cntr *c, uint64_t issued,
-                      uint64_t *err_seen, const char *what, const char *kind)
+                      uint64_t *done_seen, uint64_t *err_seen, const char *what,
+                      const char *kind)
 {
-    uint64_t done = fi_cntr_read(c);
-    if (WEFT_LIKELY(done >= issued))
+    if (WEFT_LIKELY(*done_seen >= issued))
         return;
+    uint64_t done = fi_cntr_read(c);
     unsigned spins = 0, polls = 0;
-    for (;;) {
+    while (WEFT_UNLIKELY(done < issued)) {
         uint64_t err = fi_cntr_readerr(c);
         if (WEFT_UNLIKELY(err != *err_seen)) {
             pick_up_error_text(tx);
             weft_fatal(what, "%" PRIu64 " %s operation(s) failed: %s", err - *err_seen, kind,
                        weft_ofi.last_err[0] ? weft_ofi.last_err : "(no detail from provider)");
         }
-        if (done + err >= issued)
-            return;
         if (++polls % COUNTER_POLLS == 0)
             weft_poll_yield(&spins);
         else
             __builtin_ia32_pause();
         done = fi_cntr_read(c);
     }
+    *done_seen = done;
 }
 
 void weft_ofi_wait_writes(struct weft_ofi_tx *tx, const char *what)
 {
     uint64_t issued = __atomic_load_n(&tx->w_issued, __ATOMIC_RELAXED);
-    wait_cntr(tx, tx->wcntr, issued, &tx->w_err_seen, what, "put/atomic");
+    wait_cntr(tx, tx->wcntr, issued, &tx->w_done_seen, &tx->w_err_seen, what, "put/atomic");
 }
 
 void weft_ofi_wait_reads(struct weft_ofi_tx *tx, const char *what)
 {
     uint64_t issued = __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED);
-    wait_cntr(tx, tx->rcntr, issued, &tx->r_err_seen, what, "get/fetching atomic");
+    wait_cntr(tx, tx->rcntr, issued, &tx->r_done_seen, &tx->r_err_seen, what,
+              "get/fetching atomic");
 }
 
 /* ---- provider selection ------------------------------------------------ */
@@ -485,6 +486,10 @@ int weft_ofi_tx_open(struct weft_ofi_tx *tx, struct fid_cq *cq, int warn)
     tx->dirty_list = calloc((size_t)weft_rt.n_pes, sizeof(int));
     if (!tx->dirty || !tx->dirty_list)
         return -1;
+    /* Preset marks: quiet never flushes those PEs (injects_queued_in_order).
+     * Not this PE: it sees its own memory by loads, not through its queue. */
+    memset(tx->dirty, weft_ofi.injects_queued_in_order, (size_t)weft_rt.n_pes);
+    tx->dirty[weft_rt.my_pe] = 0;
     return open_scratch(tx, warn);
 }
 
@@ -599,6 +604,8 @@ int weft_ofi_init(int thread_multiple)
                        !weft_onnode.split;
     weft_ofi.rma_ordered = !weft_ofi.ordered && !strcmp(fence, "auto") &&
                            (fi->tx_attr->msg_order & FI_ORDER_RMA_WAW) && !weft_onnode.split;
+    weft_ofi.injects_queued_in_order = !strcmp(fi->fabric_attr->prov_name, "shm") &&
+                                       weft_ofi.rc == WEFT_RC_DELIVERY && !weft_onnode.split;
     long long inj = weft_tun_int(WEFT_TUN_INJECT_SIZE);
     weft_ofi.inject_size = (inj < 0 || (size_t)inj > fi->tx_attr->inject_size)
                                ? fi->tx_attr->inject_size
@@ -631,6 +638,9 @@ int weft_ofi_init(int thread_multiple)
                fi->domain_attr->name, fi_tostr(&fi->domain_attr->mr_mode, FI_TYPE_MR_MODE),
                weft_ofi.manual ? "manual" : "auto", weft_ofi.thread_safe ? "safe" : "domain",
                weft_ofi.rc == WEFT_RC_DELIVERY ? "FI_DELIVERY_COMPLETE" : "flush reads");
+    weft_debug("ofi: injected writes and atomics %s", weft_ofi.injects_queued_in_order
+                   ? "queue in order at the target: quiet reads nothing back"
+                   : "flushed by a read at quiet");
 
     CHECK(fi_fabric(fi->fabric_attr, &weft_ofi.fabric, NULL), "fi_fabric");
     CHECK(fi_domain(weft_ofi.fabric, fi, &weft_ofi.domain, NULL), "fi_domain");

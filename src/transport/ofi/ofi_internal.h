@@ -54,6 +54,10 @@ struct weft_ofi_tx {
     pthread_mutex_t lock;
     uint64_t w_issued, r_issued; /* ops posted that count on wcntr/rcntr */
     uint64_t w_err_seen, r_err_seen;
+    /* The counters' success counts when last read: a wait for no more than
+     * that returns without calling the provider (whose counter read
+     * progresses and locks: about 100 instructions on shm). */
+    uint64_t w_done_seen, r_done_seen;
     uint64_t am_issued; /* software AMOs sent (each gets a reply) */
     uint64_t am_done;   /* replies received (updated by progress) */
     /* PEs that need a flush read at the next quiet. */
@@ -159,6 +163,18 @@ struct weft_ofi_state {
      * docs/provider-notes/remote_completion.c INJATOMIC=1), so quiet need
      * not flush it. */
     int inject_atomic_acked;
+    /* Every operation sent to a PE, from any endpoint of any PE, is queued
+     * at that PE's endpoint in one order before the sender counts it, and
+     * processed in that order: libfabric 1.17 shm once FI_DELIVERY_COMPLETE
+     * is a default op flag (which turns off its direct CMA path for RMA;
+     * measured with docs/provider-notes/inject_fifo.c). An injected write or
+     * atomic is then behind nothing a later operation could overtake, so
+     * quiet needs no flush read: tx->dirty starts set for every other PE
+     * (mark_dirty becomes a test that never appends). Not for this PE
+     * itself (a context's write to it is read back by plain loads), nor
+     * where a peer is also reached directly (weft_onnode.split): neither
+     * goes through the queue. */
+    int injects_queued_in_order;
     /* The provider's atomics are applied in the target process with CPU
      * atomic instructions (libfabric 1.17's util atomic handlers: shm, and
      * rxm's emulation over any core provider), so a CPU atomic there is
@@ -216,6 +232,9 @@ static inline void *weft_ofi_local_desc(const void *p, size_t len)
     return NULL;
 }
 
+/* Note that an injected write or atomic went to pe: quiet then flushes it
+ * with a read. Already marked, or never needing it (injects_queued_in_order
+ * presets every mark), it costs one test. */
 static inline void weft_ofi_mark_dirty(struct weft_ofi_tx *tx, int pe)
 {
     if (!tx->dirty[pe]) {

@@ -14,7 +14,9 @@
  *    passed explicitly to fi_writemsg/fi_readmsg), so fi_write completes
  *    once the target processed it. fi_inject_write/fi_inject_atomic have no
  *    completion semantics (measured: counted before the target saw the data
- *    on tcp;ofi_rxm), so a PE that received an inject is marked dirty.
+ *    on tcp;ofi_rxm), so a PE that received an inject is marked dirty -
+ *    except on shm, whose single command queue per target orders an inject
+ *    before anything sent to that target later (injects_queued_in_order).
  *    (fi_writemsg(FI_INJECT | FI_DELIVERY_COMPLETE) is counted only once
  *    applied, but on shm it multiplied the instructions of a small put by
  *    five, its queue filling with commands awaiting their responses:
