@@ -605,7 +605,7 @@ int weft_ofi_init(int thread_multiple)
     weft_ofi.rma_ordered = !weft_ofi.ordered && !strcmp(fence, "auto") &&
                            (fi->tx_attr->msg_order & FI_ORDER_RMA_WAW) && !weft_onnode.split;
     weft_ofi.injects_queued_in_order = !strcmp(fi->fabric_attr->prov_name, "shm") &&
-                                       weft_ofi.rc == WEFT_RC_DELIVERY && !weft_onnode.split;
+                                       weft_ofi.rc == WEFT_RC_DELIVERY && !weft_onnode.mixed;
     long long inj = weft_tun_int(WEFT_TUN_INJECT_SIZE);
     weft_ofi.inject_size = (inj < 0 || (size_t)inj > fi->tx_attr->inject_size)
                                ? fi->tx_attr->inject_size

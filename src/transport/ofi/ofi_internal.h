@@ -171,8 +171,10 @@ struct weft_ofi_state {
      * atomic is then behind nothing a later operation could overtake, so
      * quiet needs no flush read: tx->dirty starts set for every other PE
      * (mark_dirty becomes a test that never appends). Not for this PE
-     * itself (a context's write to it is read back by plain loads), nor
-     * where a peer is also reached directly (weft_onnode.split): neither
+     * itself (a context's write to it is read back by plain loads), nor in
+     * a job that also uses the direct path (weft_onnode.mixed): a PE can
+     * then learn of a write by a direct store - a barrier's signal from a
+     * peer on its node - before its queue has delivered the write. Neither
      * goes through the queue. */
     int injects_queued_in_order;
     /* The provider's atomics are applied in the target process with CPU
