@@ -240,6 +240,7 @@ static void native_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dt
          * libfabric 1.17 shm: docs/providers.md.) */
         if (!weft_ofi.inject_atomic_acked)
             weft_ofi_mark_dirty(tx, pe);
+        weft_ofi_note_app_activity();
         return;
     }
 

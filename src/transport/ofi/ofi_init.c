@@ -732,18 +732,21 @@ int weft_ofi_init(int thread_multiple)
         free(all);
         return -1;
     }
-    if (weft_ofi.prov_key) {
-        weft_ofi.rkey = malloc((size_t)n * WEFT_NSEGS * sizeof(uint64_t));
-        for (int p = 0; p < n; p++)
-            for (int s = 0; s < WEFT_NSEGS; s++)
-                weft_ofi.rkey[(size_t)p * WEFT_NSEGS + (size_t)s] = all[p].key[s];
+    /* Both tables always, so that forming a remote address and key is two
+     * loads with no test on the put path: keys are the provider's or the
+     * segment number weft chose, addresses virtual or offsets. */
+    weft_ofi.rkey = malloc((size_t)n * WEFT_NSEGS * sizeof(uint64_t));
+    weft_ofi.rbase = malloc((size_t)n * WEFT_NSEGS * sizeof(uint64_t));
+    if (!weft_ofi.rkey || !weft_ofi.rbase) {
+        free(all);
+        return -1;
     }
-    if (weft_ofi.virt_addr) {
-        weft_ofi.rbase = malloc((size_t)n * WEFT_NSEGS * sizeof(uint64_t));
-        for (int p = 0; p < n; p++)
-            for (int s = 0; s < WEFT_NSEGS; s++)
-                weft_ofi.rbase[(size_t)p * WEFT_NSEGS + (size_t)s] = all[p].base[s];
-    }
+    for (int p = 0; p < n; p++)
+        for (int s = 0; s < WEFT_NSEGS; s++) {
+            size_t i = (size_t)p * WEFT_NSEGS + (size_t)s;
+            weft_ofi.rkey[i] = weft_ofi.prov_key ? all[p].key[s] : (uint64_t)s;
+            weft_ofi.rbase[i] = weft_ofi.virt_addr ? all[p].base[s] : 0;
+        }
     free(all);
 
     if (weft_am_init() != 0)

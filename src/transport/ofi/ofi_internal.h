@@ -131,8 +131,8 @@ struct weft_ofi_state {
     int virt_addr; /* FI_MR_VIRT_ADDR: rbase[] exchanged */
     int mr_local;  /* FI_MR_LOCAL: local buffers need a desc */
     int mr_endpoint;
-    uint64_t *rkey;  /* [pe * WEFT_NSEGS + seg] or NULL (key = seg) */
-    uint64_t *rbase; /* [pe * WEFT_NSEGS + seg] or NULL (addr = offset) */
+    uint64_t *rkey;  /* [pe * WEFT_NSEGS + seg]: the provider's key, or seg */
+    uint64_t *rbase; /* [pe * WEFT_NSEGS + seg]: the base, or 0 (addr = offset) */
     size_t inject_size; /* our put inject threshold */
     /* Largest p the default context injects on its own fast path: the
      * inject threshold, or 0 while tx0 is shared (the locked general path
@@ -216,11 +216,11 @@ extern struct weft_ofi_tx weft_ofi_tx0;
 
 static inline uint64_t weft_ofi_raddr(int pe, int seg, uint64_t off)
 {
-    return weft_ofi.rbase ? weft_ofi.rbase[(size_t)pe * WEFT_NSEGS + (size_t)seg] + off : off;
+    return weft_ofi.rbase[(size_t)pe * WEFT_NSEGS + (size_t)seg] + off;
 }
 static inline uint64_t weft_ofi_rkey(int pe, int seg)
 {
-    return weft_ofi.rkey ? weft_ofi.rkey[(size_t)pe * WEFT_NSEGS + (size_t)seg] : (uint64_t)seg;
+    return weft_ofi.rkey[(size_t)pe * WEFT_NSEGS + (size_t)seg];
 }
 /* Local descriptor for a buffer inside a registered segment, else NULL. */
 static inline void *weft_ofi_local_desc(const void *p, size_t len)
@@ -232,6 +232,18 @@ static inline void *weft_ofi_local_desc(const void *p, size_t len)
     if (len && weft_sym_resolve(p, len, &seg, &off) == 0)
         return weft_ofi.mr_desc[seg];
     return NULL;
+}
+
+/* An application thread is inside weft: the progress thread stands down
+ * (ofi_progress.c). Counted by every progress call of a wait loop and by
+ * the injecting paths of puts and atomics, which issue back to back
+ * without waiting (a message-rate loop). A relaxed load and store, not an
+ * atomic increment: two threads racing lose a count, which only means
+ * "still active". */
+static inline void weft_ofi_note_app_activity(void)
+{
+    __atomic_store_n(&weft_ofi.app_polls, __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
 }
 
 /* Note that an injected write or atomic went to pe: quiet then flushes it

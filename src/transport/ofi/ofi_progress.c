@@ -15,9 +15,10 @@
  * the endpoint take too) preempts a polling PE and stalls its peers
  * (measured: put + quiet 73 us instead of 3 on 2 cores). So:
  *
- *  - application polls are counted (app_polls); the thread looks at the
+ *  - application polls and injected puts and atomics are counted
+ *    (app_polls, weft_ofi_note_app_activity); the thread looks at the
  *    count each time it wakes: when it moved, an application thread is
- *    driving progress and the thread stands down, sleeping twice as long
+ *    driving progress or streaming operations, and the thread stands down, sleeping twice as long
  *    each time (up to STANDDOWN_MAX_US), touching nothing;
  *  - when the count did not move, the thread drives progress itself and
  *    then waits on the provider's wait object where there is one: the CQ
@@ -55,10 +56,7 @@ void weft_ofi_progress(void)
 {
     if (WEFT_UNLIKELY(!weft_ofi.cq))
         return;
-    /* A relaxed load and store, not an atomic increment: two application
-     * threads racing lose a count, which only means "still polling". */
-    __atomic_store_n(&weft_ofi.app_polls, __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELAXED);
+    weft_ofi_note_app_activity();
     drain();
 }
 

@@ -106,6 +106,7 @@ static void inject_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void
     tx->w_issued++;
     weft_ofi_set_active(tx, 1);
     weft_ofi_mark_dirty(tx, pe);
+    weft_ofi_note_app_activity();
 }
 
 void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
@@ -121,6 +122,7 @@ void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
         tx->w_issued++;
         weft_ofi_set_active(tx, 1);
         weft_ofi_mark_dirty(tx, pe);
+        weft_ofi_note_app_activity();
         return;
     }
     weft_ofi_put(tx, WEFT_SEG_HEAP, off, &bits, len, pe);
