@@ -319,6 +319,11 @@ static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on
             fi_freeinfo(got);
             if (dc && !(chosen->tx_attr->op_flags & FI_DELIVERY_COMPLETE))
                 chosen->tx_attr->op_flags |= FI_DELIVERY_COMPLETE;
+            /* Asked without the full fence order, a provider reports no
+             * size for the order it still gives (rxm: 0 against its listed
+             * unlimited RMA write order); its listing holds. */
+            if (chosen->ep_attr->max_order_waw_size < first->ep_attr->max_order_waw_size)
+                chosen->ep_attr->max_order_waw_size = first->ep_attr->max_order_waw_size;
         }
     }
     fi_freeinfo(list);
@@ -602,6 +607,7 @@ int weft_ofi_init(int thread_multiple)
                        (fi->tx_attr->msg_order & WEFT_OFI_FENCE_ORDER) == WEFT_OFI_FENCE_ORDER &&
                        weft_ofi.prov_inject >= WEFT_AM_AMO_MSG_SIZE &&
                        !weft_onnode.split;
+    weft_ofi.order_waw_size = fi->ep_attr->max_order_waw_size;
     weft_ofi.rma_ordered = !weft_ofi.ordered && !strcmp(fence, "auto") &&
                            (fi->tx_attr->msg_order & FI_ORDER_RMA_WAW) && !weft_onnode.split;
     weft_ofi.injects_queued_in_order = !strcmp(fi->fabric_attr->prov_name, "shm") &&

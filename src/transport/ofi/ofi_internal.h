@@ -158,6 +158,11 @@ struct weft_ofi_state {
      * later writes need nothing, a later atomic completes first
      * (fence_pending in the tx). */
     int rma_ordered;
+    /* The largest write the provider keeps in order (ep_attr's
+     * max_order_waw_size): tcp;ofi_rxm and sockets report no limit, shm 0
+     * (and moves large writes in pieces: docs/providers.md, problem 6). A
+     * fence after a larger fi_write completes like quiet. */
+    size_t order_waw_size;
     /* The provider counts an injected atomic only when the target's reply
      * says it was applied (rxm's atomic protocol: measured with
      * docs/provider-notes/remote_completion.c INJATOMIC=1), so quiet need
@@ -244,6 +249,14 @@ static inline void weft_ofi_note_app_activity(void)
 {
     __atomic_store_n(&weft_ofi.app_polls, __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED) + 1,
                      __ATOMIC_RELAXED);
+}
+
+/* A write of len bytes other than an inject: a fence after it must
+ * complete it where the provider does not promise to keep it in order. */
+static inline void weft_ofi_note_write(struct weft_ofi_tx *tx, size_t len)
+{
+    if (len > weft_ofi.order_waw_size)
+        tx->large_since_quiet = 1;
 }
 
 /* Note that an injected write or atomic went to pe: quiet then flushes it

@@ -176,7 +176,7 @@ static void put_nbi_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const vo
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_write", pe, rc);
         tx->w_issued++;
-        tx->large_since_quiet = 1;
+        weft_ofi_note_write(tx, c);
         weft_ofi_set_active(tx, 1);
         s += c;
         raddr += c;
