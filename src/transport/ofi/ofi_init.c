@@ -306,7 +306,9 @@ static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on
         hints->tx_attr->msg_order = WEFT_OFI_FENCE_ORDER;
         hints->rx_attr->msg_order = WEFT_OFI_FENCE_ORDER;
         rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &got);
+        int asked_order = 1;
         if (rc == -FI_ENODATA) {
+            asked_order = 0;
             hints->tx_attr->msg_order = hints->rx_attr->msg_order = 0;
             rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &got);
         }
@@ -322,7 +324,8 @@ static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on
             /* Asked without the full fence order, a provider reports no
              * size for the order it still gives (rxm: 0 against its listed
              * unlimited RMA write order); its listing holds. */
-            if (chosen->ep_attr->max_order_waw_size < first->ep_attr->max_order_waw_size)
+            if (!asked_order &&
+                chosen->ep_attr->max_order_waw_size < first->ep_attr->max_order_waw_size)
                 chosen->ep_attr->max_order_waw_size = first->ep_attr->max_order_waw_size;
         }
     }
@@ -607,11 +610,15 @@ int weft_ofi_init(int thread_multiple)
                        (fi->tx_attr->msg_order & WEFT_OFI_FENCE_ORDER) == WEFT_OFI_FENCE_ORDER &&
                        weft_ofi.prov_inject >= WEFT_AM_AMO_MSG_SIZE &&
                        !weft_onnode.split;
-    weft_ofi.order_waw_size = fi->ep_attr->max_order_waw_size;
     weft_ofi.rma_ordered = !weft_ofi.ordered && !strcmp(fence, "auto") &&
                            (fi->tx_attr->msg_order & FI_ORDER_RMA_WAW) && !weft_onnode.split;
     weft_ofi.injects_queued_in_order = !strcmp(fi->fabric_attr->prov_name, "shm") &&
                                        weft_ofi.rc == WEFT_RC_DELIVERY && !weft_onnode.mixed;
+    /* Only where fence relies on RMA write order alone (rxm); shm reports
+     * an order for writes of any size in its answer but moves large ones
+     * in pieces (problem 6 in docs/providers.md: coll.bcast_* failed), so
+     * there and on sockets every non-injected write still counts as large. */
+    weft_ofi.order_waw_size = weft_ofi.rma_ordered ? fi->ep_attr->max_order_waw_size : 0;
     long long inj = weft_tun_int(WEFT_TUN_INJECT_SIZE);
     weft_ofi.inject_size = (inj < 0 || (size_t)inj > fi->tx_attr->inject_size)
                                ? fi->tx_attr->inject_size

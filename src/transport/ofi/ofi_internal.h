@@ -158,10 +158,11 @@ struct weft_ofi_state {
      * later writes need nothing, a later atomic completes first
      * (fence_pending in the tx). */
     int rma_ordered;
-    /* The largest write the provider keeps in order (ep_attr's
-     * max_order_waw_size): tcp;ofi_rxm and sockets report no limit, shm 0
-     * (and moves large writes in pieces: docs/providers.md, problem 6). A
-     * fence after a larger fi_write completes like quiet. */
+    /* The largest write the provider keeps in order where fence relies on
+     * RMA write order (rma_ordered: tcp;ofi_rxm lists no limit); 0
+     * elsewhere (shm moves large writes in pieces although it reports
+     * their order: docs/providers.md, problem 6). A fence after a larger
+     * fi_write completes like quiet. */
     size_t order_waw_size;
     /* The provider counts an injected atomic only when the target's reply
      * says it was applied (rxm's atomic protocol: measured with
