@@ -3,8 +3,9 @@
  * (rotating). The target spins without calling weft for a few
  * milliseconds; meanwhile the origin adds to a heap counter at the target
  * (shmem_atomic_add), writes a .bss word, an 8-byte heap word and a
- * 64 KiB heap block there (shmem_p, shmem_put, shmem_put_nbi), quiets - on the default context and on a created
- * one - and raises a flag at the observer. The observer, seeing the flag,
+ * 64 KiB heap block there (shmem_p, shmem_put, shmem_put_nbi), quiets -
+ * on the default context and on a created one - and raises a flag at the
+ * observer. The observer, seeing the flag,
  * reads the target with shmem_g: every update must be there, although the
  * target has not yet served anything (weft's quiet on shm relies on the
  * provider queueing injected operations in order at the target; on other

@@ -18,8 +18,9 @@
  *  - application polls and injected puts and atomics are counted
  *    (app_polls, weft_ofi_note_app_activity); the thread looks at the
  *    count each time it wakes: when it moved, an application thread is
- *    driving progress or streaming operations, and the thread stands down, sleeping twice as long
- *    each time (up to STANDDOWN_MAX_US), touching nothing;
+ *    driving progress or streaming operations, and the thread stands
+ *    down, sleeping twice as long each time (up to STANDDOWN_MAX_US),
+ *    touching nothing;
  *  - when the count did not move, the thread drives progress itself and
  *    then waits on the provider's wait object where there is one: the CQ
  *    opened with FI_WAIT_FD (tcp;ofi_rxm, sockets), whose descriptor

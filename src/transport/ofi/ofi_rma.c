@@ -93,6 +93,17 @@ static void bounce_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off,
 
 /* ---- puts -------------------------------------------------------------- */
 
+/* The bookkeeping after an application's injected put: counted, the tx
+ * active, the target marked for the quiet's flush, the progress thread
+ * told the application is busy. */
+static inline void injected_put_issued(struct weft_ofi_tx *tx, int pe)
+{
+    tx->w_issued++;
+    weft_ofi_set_active(tx, 1);
+    weft_ofi_mark_dirty(tx, pe);
+    weft_ofi_note_app_activity();
+}
+
 static void inject_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
                        int pe)
 {
@@ -103,10 +114,7 @@ static void inject_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void
         weft_ofi_retry_wait(tx, &r, "fi_inject_write", pe);
     if (WEFT_UNLIKELY(rc))
         weft_ofi_fail("fi_inject_write", pe, rc);
-    tx->w_issued++;
-    weft_ofi_set_active(tx, 1);
-    weft_ofi_mark_dirty(tx, pe);
-    weft_ofi_note_app_activity();
+    injected_put_issued(tx, pe);
 }
 
 void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
@@ -119,10 +127,7 @@ void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
         WEFT_LIKELY(fi_inject_write(tx->ep, &bits, len, (fi_addr_t)pe,
                                     weft_ofi_raddr(pe, WEFT_SEG_HEAP, off),
                                     weft_ofi_rkey(pe, WEFT_SEG_HEAP)) == 0)) {
-        tx->w_issued++;
-        weft_ofi_set_active(tx, 1);
-        weft_ofi_mark_dirty(tx, pe);
-        weft_ofi_note_app_activity();
+        injected_put_issued(tx, pe);
         return;
     }
     weft_ofi_put(tx, WEFT_SEG_HEAP, off, &bits, len, pe);
