@@ -72,11 +72,15 @@ void weft_poll_yield(unsigned *spins)
     if (s == budget + 1 && budget > SPIN_MIN && !weft_tun_is_set(WEFT_TUN_SPIN_YIELD))
         __atomic_store_n(&spin_budget, budget / 2 < SPIN_MIN ? SPIN_MIN : budget / 2,
                          __ATOMIC_RELAXED);
-    weft_wait_slow(s); /* launcher death, finalized peers, hang report */
     if (yield_sparsely && (s & (YIELD_EVERY - 1))) {
         __builtin_ia32_pause();
         return;
     }
+    /* Launcher death, finalized peers, hang report: with the yields, so a
+     * PE whose core is its own reads the clock once per YIELD_EVERY polls
+     * (reading it on every poll took a sixth of a waiting target's time
+     * over libfabric shm, time in which the requests it serves wait). */
+    weft_wait_slow(s);
     /* Past the spin a waiting PE yields the core, and never naps, even
      * when this host's PEs outnumber its CPUs: a nap lasts 100 us or more
      * whatever is asked (the kernel's timer slack), and the peers' reads,
