@@ -192,7 +192,12 @@ void weft_gn_deliver(const struct weft_ame_in *m);
  * the message arrives and must not block; it may answer with
  * weft_ame_sys_send(NULL, ...). */
 #define WEFT_AME_SYS_MAX_ARGS 8
-enum { WEFT_AME_SYS_AMO_REQ = 0, WEFT_AME_SYS_AMO_REP = 1, WEFT_AME_SYS_N = 4 };
+enum {
+    WEFT_AME_SYS_AMO_REQ = 0,
+    WEFT_AME_SYS_AMO_REP = 1, /* also the acknowledgement of a put batch */
+    WEFT_AME_SYS_PUT_BATCH = 2,
+    WEFT_AME_SYS_N = 4
+};
 typedef void (*weft_ame_sys_fn)(int src, uint32_t a0, const uint64_t *args, int nargs,
                                 const void *payload, size_t len);
 /* From the transport's setup, before any message can arrive. */

@@ -164,10 +164,8 @@ static inline void weft_api_put(const char *call, shmem_ctx_t ctx, void *dest, c
         char *peer = weft_fast_heap_peer[(unsigned)pe];
         if (WEFT_LIKELY(peer != NULL))
             weft_copy_once(peer + fast_off, src, len); /* each byte once (copy.h) */
-        else if (nbi)
-            weft_ofi_put_nbi(weft_ctx_default.ofi, WEFT_SEG_HEAP, fast_off, src, len, pe);
         else
-            weft_ofi_put(weft_ctx_default.ofi, WEFT_SEG_HEAP, fast_off, src, len, pe);
+            weft_ofi_put_default(fast_off, src, len, pe, nbi);
         return;
     }
     int seg;

@@ -156,6 +156,7 @@ struct weft_ofi_tx *weft_ofi_ctx_tx_create(int private_use, int *own)
     if (tx) {
         /* Nobody else holds this tx yet: the flag can be set unlocked. */
         tx->shared = weft_ofi.thread_multiple && !private_use;
+        tx->enter_slow = tx->shared ? WEFT_TX_SHARED : 0;
         *own = 1;
     }
     pthread_mutex_lock(&weft_ofi.ctx_lock);

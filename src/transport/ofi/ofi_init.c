@@ -687,6 +687,7 @@ int weft_ofi_init(int thread_multiple)
         return -1;
     /* Under SHMEM_THREAD_MULTIPLE any thread may use the default context. */
     tx->shared = thread_multiple;
+    tx->enter_slow = tx->shared ? WEFT_TX_SHARED : 0;
     pthread_mutex_init(&tx->lock, NULL);
     weft_ofi.scalar_inject = tx->shared ? 0 : weft_ofi.inject_size;
 
@@ -780,6 +781,7 @@ int weft_ofi_init(int thread_multiple)
                   weft_ofi_provider_name());
         thread_on = 0;
     }
+    weft_ofi_coal_init(thread_on);
     weft_ofi_wait_obj_init();
     if (thread_on && weft_ofi_thread_start() != 0)
         return -1;
@@ -934,6 +936,10 @@ void weft_ofi_describe(FILE *out)
                 ? "in use: the default context locks each libfabric operation"
                 : "not requested (it asks for FI_THREAD_SAFE)");
     describe_contexts(out);
+    fprintf(out, "  shmem_TYPE_p      %s\n",
+            weft_ofi.coalesce ? "coalesced: consecutive puts to one PE leave as one message "
+                                "(WEFT_COALESCE)"
+                              : "one write each");
     fprintf(out, "  remote completion %s\n",
             weft_ofi.rc == WEFT_RC_DELIVERY
                 ? "FI_DELIVERY_COMPLETE (injected puts/atomics flushed by a read at quiet)"

@@ -51,6 +51,10 @@ struct weft_ofi_tx {
      * on the shared counters for its own. Set before the tx is published,
      * never changed after. Private and serialized txs never lock. */
     int shared;
+    /* What weft_ofi_tx_enter (and the inject fast path of put_nbi) must
+     * look at: WEFT_TX_SHARED (= shared) | WEFT_TX_COALESCED (puts waiting
+     * in coal_buf or in flight, ofi_coalesce.c). One test for both. */
+    int enter_slow;
     pthread_mutex_t lock;
     uint64_t w_issued, r_issued; /* ops posted that count on wcntr/rcntr */
     uint64_t w_err_seen, r_err_seen;
@@ -85,15 +89,30 @@ struct weft_ofi_tx {
     size_t bounce_size; /* WEFT_OFI_BOUNCE_SIZE with FI_MR_LOCAL, else 64 */
     struct fid_mr *bounce_mr;
     void *bounce_desc;
+    /* Coalesced puts (ofi_coalesce.c; tx0 only, when weft_ofi.coalesce):
+     * records for coal_pe in coal_buf[0, coal_len), the application's own
+     * count; coal_pub publishes it to the progress thread; coal_sent
+     * (under coal_lock) is what has left. */
+    char *coal_buf;
+    uint32_t coal_len, coal_pub, coal_sent;
+    int coal_pe;
+    int coal_lock;
+    /* PEs sent batches since the last settle (under coal_lock): each gets
+     * one acknowledged message then. */
+    uint8_t *coal_dirty;
+    int *coal_dirty_list;
+    int coal_ndirty;
     /* Contexts' txs in the registry the progress thread pokes (ofi_ctx.c). */
     struct weft_ofi_tx *next_ctx, *prev_ctx;
 };
 
 /* Take and release a tx around one operation; free for unshared txs. */
+enum { WEFT_TX_SHARED = 1, WEFT_TX_COALESCED = 2 };
+void weft_ofi_tx_enter_slow(struct weft_ofi_tx *tx);
 static inline void weft_ofi_tx_enter(struct weft_ofi_tx *tx)
 {
-    if (WEFT_UNLIKELY(tx->shared))
-        pthread_mutex_lock(&tx->lock);
+    if (WEFT_UNLIKELY(tx->enter_slow))
+        weft_ofi_tx_enter_slow(tx);
 }
 static inline void weft_ofi_tx_leave(struct weft_ofi_tx *tx)
 {
@@ -183,6 +202,10 @@ struct weft_ofi_state {
      * peer on its node - before its queue has delivered the write. Neither
      * goes through the queue. */
     int injects_queued_in_order;
+    /* shmem_TYPE_p through tx0 is coalesced into one message per PE
+     * (ofi_coalesce.c): tcp;ofi_rxm, WEFT_COALESCE=auto, not under
+     * SHMEM_THREAD_MULTIPLE. */
+    int coalesce;
     /* The provider's atomics are applied in the target process with CPU
      * atomic instructions (libfabric 1.17's util atomic handlers: shm, and
      * rxm's emulation over any core provider), so a CPU atomic there is
@@ -302,6 +325,23 @@ void weft_ofi_ctx_init(void);
 void weft_ofi_ctx_poke(void);
 void weft_ofi_ctx_quiet_all(void); /* finalize, before the last barrier */
 void weft_ofi_ctx_fini(void);      /* finalize, closes what is left */
+
+/* Coalesced puts (ofi_coalesce.c). init: after the engine, once it is
+ * known whether a progress thread runs; decides weft_ofi.coalesce. put: one put of len <= WEFT_OFI_COAL_MAX_PUT bytes to
+ * pe (not this PE) through tx0. flush_try: send what waits, without
+ * waiting for it (wait loops and the progress thread); coal_poll: the
+ * same, when anything waits. */
+#define WEFT_OFI_COAL_MAX_PUT 64
+void weft_ofi_coal_init(int thread_on);
+void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int pe);
+void weft_ofi_coal_flush_try(int from_thread);
+int weft_ofi_coal_fence(struct weft_ofi_tx *tx);
+static inline void weft_ofi_coal_poll(void)
+{
+    if (WEFT_UNLIKELY(__atomic_load_n(&weft_ofi_tx0.coal_pub, __ATOMIC_RELAXED) !=
+                      __atomic_load_n(&weft_ofi_tx0.coal_sent, __ATOMIC_RELAXED)))
+        weft_ofi_coal_flush_try(0);
+}
 
 /* weft_ofi_quiet for a caller that already holds tx (weft_ofi_tx_enter). */
 void weft_ofi_quiet_held(struct weft_ofi_tx *tx);

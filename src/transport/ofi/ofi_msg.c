@@ -36,6 +36,8 @@ static struct {
     pthread_mutex_t lock; /* free_send and the pending queue */
     struct am_pending *pend_head, *pend_tail;
     int npend;
+    /* Buffered sends the provider has not completed yet. */
+    int sends_out;
     weft_am_handler_fn handlers[WEFT_AM_NHANDLERS];
     int up;
 } am = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -43,6 +45,7 @@ static struct {
 static __thread int am_in_handler;
 
 int weft_am_in_handler(void) { return am_in_handler; }
+int weft_am_sends_out(void) { return __atomic_load_n(&am.sends_out, __ATOMIC_RELAXED); }
 
 void weft_am_register(int id, weft_am_handler_fn fn)
 {
@@ -171,8 +174,10 @@ static ssize_t try_send(int pe, const void *msg, size_t len)
                        .iov_count = 1,
                        .addr = (fi_addr_t)pe,
                        .context = &b->ctx};
+    __atomic_add_fetch(&am.sends_out, 1, __ATOMIC_RELAXED);
     ssize_t rc = fi_sendmsg(ep, &m, FI_COMPLETION);
     if (rc != 0) {
+        __atomic_sub_fetch(&am.sends_out, 1, __ATOMIC_RELAXED);
         pthread_mutex_lock(&am.lock);
         b->next = am.free_send;
         am.free_send = b;
@@ -370,6 +375,7 @@ void weft_am_poll(void)
                 if (post_recv(b) != 0)
                     weft_fatal("weft_ofi_progress", "cannot repost a receive buffer");
             } else if (b->is_send) {
+                __atomic_sub_fetch(&am.sends_out, 1, __ATOMIC_RELAXED);
                 pthread_mutex_lock(&am.lock);
                 b->next = am.free_send;
                 am.free_send = b;

@@ -78,6 +78,9 @@ void weft_am_fini(void);
 void weft_am_poll(void);
 /* 1 while the calling thread is inside weft_am_poll (handler context). */
 int weft_am_in_handler(void);
+/* Buffered sends (larger than the inject size) the provider has not
+ * reported complete. */
+int weft_am_sends_out(void);
 
 #pragma GCC visibility pop
 

@@ -58,6 +58,7 @@ void weft_ofi_progress(void)
     if (WEFT_UNLIKELY(!weft_ofi.cq))
         return;
     weft_ofi_note_app_activity();
+    weft_ofi_coal_poll(); /* a peer may be waiting for our coalesced puts */
     drain();
 }
 
@@ -128,6 +129,8 @@ static void *progress_main(void *arg)
         }
         standdown = interval;
         drain();
+        /* The application computes: its coalesced puts leave now. */
+        weft_ofi_coal_flush_try(1);
         /* Counters progress too on some providers (util counters). */
         (void)fi_cntr_read(weft_ofi_tx0.wcntr);
         /* Contexts' endpoints are progressed by their owners while they

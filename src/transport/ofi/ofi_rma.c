@@ -33,9 +33,10 @@
 #include "ofi_msg.h"
 
 /* Locking: every exported operation brackets its work with
- * weft_ofi_tx_enter/leave (a no-op unless the tx is shared, see
- * ofi_internal.h; weft_ofi_put_nbi tests shared itself to keep its inject
- * path short); the static helpers assume the tx is held. */
+ * weft_ofi_tx_enter/leave (a no-op unless the tx is shared or has
+ * coalesced puts to settle, see ofi_internal.h; weft_ofi_put_nbi tests
+ * enter_slow itself to keep its inject path short); the static helpers
+ * assume the tx is held. */
 
 static inline size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 
@@ -121,8 +122,8 @@ void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
 {
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
     /* The common case straight to the provider; EAGAIN, errors, tiny
-     * inject limits and a shared tx0 (scalar_inject 0) take the general
-     * path. */
+     * inject limits, a shared tx0 and coalescing (scalar_inject 0) take
+     * the general path. */
     if (WEFT_LIKELY(len <= weft_ofi.scalar_inject) &&
         WEFT_LIKELY(fi_inject_write(tx->ep, &bits, len, (fi_addr_t)pe,
                                     weft_ofi_raddr(pe, WEFT_SEG_HEAP, off),
@@ -130,7 +131,21 @@ void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
         injected_put_issued(tx, pe);
         return;
     }
+    if (weft_ofi.coalesce && pe != weft_rt.my_pe) {
+        weft_ofi_coal_put(WEFT_SEG_HEAP, off, &bits, len, pe);
+        return;
+    }
     weft_ofi_put(tx, WEFT_SEG_HEAP, off, &bits, len, pe);
+}
+
+void weft_ofi_put_default(uint64_t off, const void *src, size_t len, int pe, int nbi)
+{
+    if (weft_ofi.coalesce && len && pe != weft_rt.my_pe)
+        weft_ofi_coal_put(WEFT_SEG_HEAP, off, src, len, pe);
+    else if (nbi)
+        weft_ofi_put_nbi(&weft_ofi_tx0, WEFT_SEG_HEAP, off, src, len, pe);
+    else
+        weft_ofi_put(&weft_ofi_tx0, WEFT_SEG_HEAP, off, src, len, pe);
 }
 
 uint64_t weft_ofi_get_scalar(uint64_t off, size_t len, int pe)
@@ -214,7 +229,7 @@ static __attribute__((noinline)) void put_nbi_general(struct weft_ofi_tx *tx, in
 void weft_ofi_put_nbi(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
                       int pe)
 {
-    if (WEFT_LIKELY(len - 1 < weft_ofi.inject_size) && WEFT_LIKELY(!tx->shared)) {
+    if (WEFT_LIKELY(len - 1 < weft_ofi.inject_size) && WEFT_LIKELY(!tx->enter_slow)) {
         inject_put(tx, seg, off, src, len, pe);
         return;
     }
@@ -509,10 +524,16 @@ void weft_ofi_fence(struct weft_ofi_tx *tx)
      * next atomic completes the earlier writes first (weft_ofi_amo_order).
      * After an atomic or message it completes like quiet.
      *
+     * Coalesced puts (ofi_coalesce.c) leave as the fence begins and need
+     * nothing more: later coalesced puts travel behind them, anything else
+     * waits for them in weft_ofi_tx_enter (weft_ofi_coal_fence).
+     *
      * Otherwise fence is quiet: it returns only once every earlier put is
      * visible at its target (write counter caught up, then
      * FI_DELIVERY_COMPLETE or the flush read above), so nothing issued
      * after it is even posted before the data has landed. */
+    if (tx->enter_slow == WEFT_TX_COALESCED && weft_ofi_coal_fence(tx))
+        return;
     weft_ofi_tx_enter(tx);
     if (weft_ofi.ordered && !tx->large_since_quiet)
         ;

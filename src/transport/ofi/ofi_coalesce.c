@@ -1,0 +1,254 @@
+/* ofi_coalesce.c owns coalesced puts: on providers where every message is
+ * a system call (tcp;ofi_rxm), consecutive small puts of shmem_TYPE_p to
+ * one PE are copied into one buffer and leave as one active message,
+ * which the target applies in order and acknowledges.
+ *
+ * Why it stays correct:
+ *  - order: one buffer, one target at a time, records applied in the order
+ *    written, and batches to a PE are messages from one endpoint, which
+ *    the target's progress handles in arrival order;
+ *  - everything else on the default context first settles (the
+ *    WEFT_TX_COALESCED bit in enter_slow sends to weft_ofi_tx_enter_slow):
+ *    the buffer leaves and the caller waits until every batch was applied
+ *    (the replies count in am_done, like software atomics), so no later
+ *    write, atomic, read, fence or quiet can pass a coalesced put;
+ *  - progress: a PE that waits or polls sends its buffer
+ *    (weft_ofi_coal_poll in weft_ofi_progress) so peers waiting for the
+ *    data get it; a PE that computes is covered by the progress thread
+ *    (weft_ofi_coal_flush_thread), which sends what was published.
+ *
+ * Threads: the application appends without a lock (one thread at a time:
+ * coalescing is off under SHMEM_THREAD_MULTIPLE) and publishes the length
+ * with a release store; sending takes coal_lock, which only the progress
+ * thread contends for. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../am/am.h"
+#include "ofi_internal.h"
+#include "ofi_msg.h"
+
+#define COAL_CAP WEFT_AME_MAX_MEDIUM
+/* A record: one 64-bit word (offset | len << 48 | seg << 56), then the
+ * bytes, padded to 8. */
+#define REC_OFF_BITS 48
+#define REC_HDR 8u
+_Static_assert(WEFT_FAST_MAX <= WEFT_OFI_COAL_MAX_PUT && WEFT_OFI_COAL_MAX_PUT <= 255,
+               "a record's length is 8 bits; the API coalesces puts of up to WEFT_FAST_MAX");
+
+static inline uint32_t rec_size(size_t len)
+{
+    return REC_HDR + (uint32_t)((len + 7) & ~(size_t)7);
+}
+
+static void coal_lock(struct weft_ofi_tx *tx)
+{
+    while (__atomic_exchange_n(&tx->coal_lock, 1, __ATOMIC_ACQUIRE))
+        __builtin_ia32_pause();
+}
+
+static int coal_trylock(struct weft_ofi_tx *tx)
+{
+    return !__atomic_exchange_n(&tx->coal_lock, 1, __ATOMIC_ACQUIRE);
+}
+
+static void coal_unlock(struct weft_ofi_tx *tx)
+{
+    __atomic_store_n(&tx->coal_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Under coal_lock: one batch to pe. ack: the target answers once it has
+ * applied it (and everything sent to it before), counted in am_issued /
+ * am_done like a software atomic; the others only mark pe for the
+ * acknowledged message the next settle sends. */
+static void send_batch(struct weft_ofi_tx *tx, int pe, const void *payload, uint32_t len,
+                       int ack)
+{
+    uint64_t args[1] = {(uint64_t)(uintptr_t)tx};
+    if (ack)
+        __atomic_add_fetch(&tx->am_issued, 1, __ATOMIC_RELEASE); /* see amo_rep_handler */
+    else if (!tx->coal_dirty[pe]) {
+        tx->coal_dirty[pe] = 1;
+        tx->coal_dirty_list[tx->coal_ndirty++] = pe;
+    }
+    weft_ame_sys_send(tx, pe, WEFT_AME_SYS_PUT_BATCH, (uint32_t)ack, args, 1, payload, len);
+}
+
+/* Under coal_lock: send coal_buf[coal_sent, upto) to coal_pe. */
+static void send_locked(struct weft_ofi_tx *tx, uint32_t upto, int ack)
+{
+    uint32_t from = __atomic_load_n(&tx->coal_sent, __ATOMIC_RELAXED);
+    if (upto == from)
+        return;
+    send_batch(tx, tx->coal_pe, tx->coal_buf + from, upto - from, ack);
+    __atomic_store_n(&tx->coal_sent, upto, __ATOMIC_RELAXED);
+}
+
+/* Under coal_lock, everything sent: begin the buffer anew. */
+static void restart_locked(struct weft_ofi_tx *tx)
+{
+    tx->coal_len = 0;
+    __atomic_store_n(&tx->coal_pub, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&tx->coal_sent, 0, __ATOMIC_RELAXED);
+}
+
+/* Application: send what waits and begin anew (the next put needs room
+ * or goes to another PE). */
+static void flush_app(struct weft_ofi_tx *tx)
+{
+    coal_lock(tx);
+    send_locked(tx, tx->coal_len, 0);
+    restart_locked(tx);
+    coal_unlock(tx);
+}
+
+void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int pe)
+{
+    struct weft_ofi_tx *tx = &weft_ofi_tx0;
+    uint32_t need = rec_size(len);
+    if (WEFT_UNLIKELY(pe != tx->coal_pe || tx->coal_len + need > COAL_CAP)) {
+        if (tx->coal_len)
+            flush_app(tx);
+        tx->coal_pe = pe; /* before the release of coal_pub below */
+    }
+    char *rec = tx->coal_buf + tx->coal_len;
+    uint64_t hdr = off | (uint64_t)len << REC_OFF_BITS | (uint64_t)seg << 56;
+    memcpy(rec, &hdr, sizeof hdr);
+    memcpy(rec + REC_HDR, src, len);
+    tx->coal_len += need;
+    __atomic_store_n(&tx->coal_pub, tx->coal_len, __ATOMIC_RELEASE);
+    if (!(tx->enter_slow & WEFT_TX_COALESCED)) {
+        tx->enter_slow |= WEFT_TX_COALESCED;
+        weft_ofi_set_active(tx, 1);
+    }
+    weft_ofi_note_app_activity();
+}
+
+/* From a wait loop or the progress thread: send what was published,
+ * unless someone is sending already (the progress thread, or this very
+ * thread retrying a send that met EAGAIN). The progress thread also waits
+ * (until a later turn) while an earlier buffered send of the engine is
+ * still in the provider: on libfabric 1.17 tcp;ofi_rxm a message it sent
+ * then could arrive before batches the application had sent just before
+ * (api.coalesce: 2 runs in 5 saw a flag before its data; 0 of 6 with this
+ * rule, and 0 of 6 with FI_OFI_RXM_ENABLE_DIRECT_SEND=0 instead;
+ * docs/providers.md). */
+void weft_ofi_coal_flush_try(int from_thread)
+{
+    struct weft_ofi_tx *tx = &weft_ofi_tx0;
+    if (!tx->coal_buf || !coal_trylock(tx))
+        return;
+    if (from_thread && weft_am_sends_out()) {
+        coal_unlock(tx);
+        return;
+    }
+    send_locked(tx, __atomic_load_n(&tx->coal_pub, __ATOMIC_ACQUIRE), 0);
+    coal_unlock(tx);
+}
+
+/* Everything but a coalesced put comes here first while puts are
+ * coalesced: they leave, and the caller waits until the target applied
+ * them, so the operation it is about to issue cannot pass them. */
+void weft_ofi_tx_enter_slow(struct weft_ofi_tx *tx)
+{
+    if (tx->shared)
+        pthread_mutex_lock(&tx->lock);
+    if (tx->enter_slow & WEFT_TX_COALESCED) {
+        /* What waits leaves acknowledged; every other PE sent a batch
+         * since the last settle gets an empty acknowledged one behind it. */
+        coal_lock(tx);
+        int covered = -1;
+        if (tx->coal_len != __atomic_load_n(&tx->coal_sent, __ATOMIC_RELAXED)) {
+            send_locked(tx, tx->coal_len, 1);
+            covered = tx->coal_pe;
+        }
+        for (int i = 0; i < tx->coal_ndirty; i++) {
+            int pe = tx->coal_dirty_list[i];
+            tx->coal_dirty[pe] = 0;
+            if (pe != covered)
+                send_batch(tx, pe, NULL, 0, 1);
+        }
+        tx->coal_ndirty = 0;
+        restart_locked(tx);
+        coal_unlock(tx);
+        unsigned spins = 0;
+        while (__atomic_load_n(&tx->am_done, __ATOMIC_ACQUIRE) !=
+               __atomic_load_n(&tx->am_issued, __ATOMIC_RELAXED))
+            weft_poll_yield(&spins);
+        tx->enter_slow &= ~WEFT_TX_COALESCED;
+    }
+}
+
+/* shmem_fence with coalesced puts waiting and tx unshared: they leave
+ * now, unacknowledged, and stay marked, so a later coalesced put travels
+ * behind them and anything else settles them first (tx_enter). Returns 1
+ * when that is the whole fence (what else went out since the last quiet
+ * is in order by itself: weft_ofi_fence's first two cases), 0 when the
+ * fence must still complete the rest (its third case; it settles too). */
+int weft_ofi_coal_fence(struct weft_ofi_tx *tx)
+{
+    coal_lock(tx);
+    send_locked(tx, tx->coal_len, 0);
+    restart_locked(tx);
+    coal_unlock(tx);
+    if (weft_ofi.ordered && !tx->large_since_quiet)
+        return 1;
+    if (weft_ofi.rma_ordered && !tx->large_since_quiet && !tx->unordered_since_quiet) {
+        tx->fence_pending = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* Target: apply the records in order, then acknowledge. */
+static void batch_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
+                          const void *payload, size_t len)
+{
+    if (nargs != 1)
+        weft_fatal("weft_ofi_progress", "malformed put batch from PE %d", src);
+    const char *p = payload, *end = p + len;
+    while (p < end) {
+        uint64_t hdr;
+        if ((size_t)(end - p) < REC_HDR)
+            weft_fatal("weft_ofi_progress", "truncated put batch from PE %d", src);
+        memcpy(&hdr, p, sizeof hdr);
+        uint64_t off = hdr & ((1ull << REC_OFF_BITS) - 1);
+        size_t n = (size_t)((hdr >> REC_OFF_BITS) & 0xff);
+        unsigned seg = (unsigned)(hdr >> 56);
+        if (seg >= WEFT_NSEGS || rec_size(n) > (size_t)(end - p) ||
+            off > weft_rt.seg[seg].size || weft_rt.seg[seg].size - off < n)
+            weft_fatal("weft_ofi_progress", "put batch from PE %d names offset %" PRIu64
+                       " (%zu bytes) outside segment %u", src, off, n, seg);
+        /* In order: a flag put after its data is never seen first. */
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        memcpy(weft_rt.seg[seg].base + off, p + REC_HDR, n);
+        p += rec_size(n);
+    }
+    if (a0 & 1) {
+        uint64_t rargs[2] = {0, args[0]}; /* token 0: nothing to copy back */
+        weft_ame_sys_send(NULL, src, WEFT_AME_SYS_AMO_REP, 0, rargs, 2, NULL, 0);
+    }
+}
+
+/* thread_on: a progress thread will run. Without one nothing sends the
+ * buffer of a PE that computes, so nothing is coalesced. */
+void weft_ofi_coal_init(int thread_on)
+{
+    weft_ame_sys_register(WEFT_AME_SYS_PUT_BATCH, batch_handler);
+    const char *v = weft_tun_str(WEFT_TUN_COALESCE);
+    if (strcmp(v, "auto") && strcmp(v, "off"))
+        weft_fatal("shmem_init", "WEFT_COALESCE=%s: expected auto or off", v);
+    struct weft_ofi_tx *tx = &weft_ofi_tx0;
+    tx->coal_pe = -1;
+    weft_ofi.coalesce = !strcmp(v, "auto") && thread_on && !weft_ofi.thread_multiple &&
+                        !strcmp(weft_ofi_provider_name(), "tcp;ofi_rxm");
+    if (!weft_ofi.coalesce)
+        return;
+    tx->coal_buf = malloc(COAL_CAP);
+    tx->coal_dirty = calloc((size_t)weft_rt.n_pes, 1);
+    tx->coal_dirty_list = calloc((size_t)weft_rt.n_pes, sizeof(int));
+    if (!tx->coal_buf || !tx->coal_dirty || !tx->coal_dirty_list)
+        weft_fatal("shmem_init", "out of memory for coalesced puts (%d PEs)", weft_rt.n_pes);
+    weft_ofi.scalar_inject = 0; /* shmem_TYPE_p takes weft_ofi_put_scalar's slow branch */
+}
