@@ -252,3 +252,15 @@ void weft_ofi_coal_init(int thread_on)
         weft_fatal("shmem_init", "out of memory for coalesced puts (%d PEs)", weft_rt.n_pes);
     weft_ofi.scalar_inject = 0; /* shmem_TYPE_p takes weft_ofi_put_scalar's slow branch */
 }
+
+void weft_ofi_coal_fini(void)
+{
+    struct weft_ofi_tx *tx = &weft_ofi_tx0;
+    weft_ofi.coalesce = 0;
+    free(tx->coal_buf);
+    free(tx->coal_dirty);
+    free(tx->coal_dirty_list);
+    tx->coal_buf = NULL;
+    tx->coal_dirty = NULL;
+    tx->coal_dirty_list = NULL;
+}

@@ -833,6 +833,7 @@ void weft_ofi_fini(void)
     (void)weft_boot_barrier();
     (void)temp;
     weft_ofi_thread_stop();
+    weft_ofi_coal_fini();
     weft_ofi_ctx_fini();
     weft_ofi_tx_close(tx);
     for (int s = 0; s < WEFT_NSEGS; s++)

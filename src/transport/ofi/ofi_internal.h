@@ -333,6 +333,7 @@ void weft_ofi_ctx_fini(void);      /* finalize, closes what is left */
  * same, when anything waits. */
 #define WEFT_OFI_COAL_MAX_PUT 64
 void weft_ofi_coal_init(int thread_on);
+void weft_ofi_coal_fini(void); /* after the last quiet, the thread stopped */
 void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int pe);
 void weft_ofi_coal_flush_try(int from_thread);
 int weft_ofi_coal_fence(struct weft_ofi_tx *tx);
