@@ -1,7 +1,8 @@
 /* ofi_coalesce.c owns coalesced puts: on providers where every message is
- * a system call (tcp;ofi_rxm), consecutive small puts of shmem_TYPE_p to
- * one PE are copied into one buffer and leave as one active message,
- * which the target applies in order and acknowledges.
+ * a system call (tcp;ofi_rxm), consecutive small puts through the default
+ * context to one PE (shmem_TYPE_p, and putmem/putmem_nbi up to 64 bytes
+ * to the heap) are copied into one buffer and leave as one active
+ * message, which the target applies in order.
  *
  * Why it stays correct:
  *  - order: one buffer, one target at a time, records applied in the order
@@ -15,7 +16,7 @@
  *  - progress: a PE that waits or polls sends its buffer
  *    (weft_ofi_coal_poll in weft_ofi_progress) so peers waiting for the
  *    data get it; a PE that computes is covered by the progress thread
- *    (weft_ofi_coal_flush_thread), which sends what was published.
+ *    (weft_ofi_coal_flush_try(1)), which sends what was published.
  *
  * Threads: the application appends without a lock (one thread at a time:
  * coalescing is off under SHMEM_THREAD_MULTIPLE) and publishes the length
@@ -93,9 +94,11 @@ static void restart_locked(struct weft_ofi_tx *tx)
     __atomic_store_n(&tx->coal_sent, 0, __ATOMIC_RELAXED);
 }
 
-/* Application: send what waits and begin anew (the next put needs room
- * or goes to another PE). */
-static void flush_app(struct weft_ofi_tx *tx)
+/* Application: send what waits, unacknowledged, and begin anew (the
+ * next put needs room or goes to another PE, or shmem_fence: the puts
+ * stay marked, so a later coalesced put travels behind them and anything
+ * else settles them first in weft_ofi_tx_enter). */
+void weft_ofi_coal_send(struct weft_ofi_tx *tx)
 {
     coal_lock(tx);
     send_locked(tx, tx->coal_len, 0);
@@ -109,7 +112,7 @@ void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int p
     uint32_t need = rec_size(len);
     if (WEFT_UNLIKELY(pe != tx->coal_pe || tx->coal_len + need > COAL_CAP)) {
         if (tx->coal_len)
-            flush_app(tx);
+            weft_ofi_coal_send(tx);
         tx->coal_pe = pe; /* before the release of coal_pub below */
     }
     char *rec = tx->coal_buf + tx->coal_len;
@@ -180,27 +183,6 @@ void weft_ofi_tx_enter_slow(struct weft_ofi_tx *tx)
     }
 }
 
-/* shmem_fence with coalesced puts waiting and tx unshared: they leave
- * now, unacknowledged, and stay marked, so a later coalesced put travels
- * behind them and anything else settles them first (tx_enter). Returns 1
- * when that is the whole fence (what else went out since the last quiet
- * is in order by itself: weft_ofi_fence's first two cases), 0 when the
- * fence must still complete the rest (its third case; it settles too). */
-int weft_ofi_coal_fence(struct weft_ofi_tx *tx)
-{
-    coal_lock(tx);
-    send_locked(tx, tx->coal_len, 0);
-    restart_locked(tx);
-    coal_unlock(tx);
-    if (weft_ofi.ordered && !tx->large_since_quiet)
-        return 1;
-    if (weft_ofi.rma_ordered && !tx->large_since_quiet && !tx->unordered_since_quiet) {
-        tx->fence_pending = 1;
-        return 1;
-    }
-    return 0;
-}
-
 /* Target: apply the records in order, then acknowledge. */
 static void batch_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
                           const void *payload, size_t len)
@@ -251,16 +233,4 @@ void weft_ofi_coal_init(int thread_on)
     if (!tx->coal_buf || !tx->coal_dirty || !tx->coal_dirty_list)
         weft_fatal("shmem_init", "out of memory for coalesced puts (%d PEs)", weft_rt.n_pes);
     weft_ofi.scalar_inject = 0; /* shmem_TYPE_p takes weft_ofi_put_scalar's slow branch */
-}
-
-void weft_ofi_coal_fini(void)
-{
-    struct weft_ofi_tx *tx = &weft_ofi_tx0;
-    weft_ofi.coalesce = 0;
-    free(tx->coal_buf);
-    free(tx->coal_dirty);
-    free(tx->coal_dirty_list);
-    tx->coal_buf = NULL;
-    tx->coal_dirty = NULL;
-    tx->coal_dirty_list = NULL;
 }

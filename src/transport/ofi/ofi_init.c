@@ -519,9 +519,15 @@ void weft_ofi_tx_close(struct weft_ofi_tx *tx)
     free(tx->bounce);
     free(tx->dirty);
     free(tx->dirty_list);
+    free(tx->coal_buf);
+    free(tx->coal_dirty);
+    free(tx->coal_dirty_list);
     tx->bounce = NULL;
     tx->dirty = NULL;
     tx->dirty_list = NULL;
+    tx->coal_buf = NULL;
+    tx->coal_dirty = NULL;
+    tx->coal_dirty_list = NULL;
 }
 
 /* ---- init / fini ------------------------------------------------------- */
@@ -833,7 +839,7 @@ void weft_ofi_fini(void)
     (void)weft_boot_barrier();
     (void)temp;
     weft_ofi_thread_stop();
-    weft_ofi_coal_fini();
+    weft_ofi.coalesce = 0; /* tx_close below frees its buffers */
     weft_ofi_ctx_fini();
     weft_ofi_tx_close(tx);
     for (int s = 0; s < WEFT_NSEGS; s++)

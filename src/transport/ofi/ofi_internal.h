@@ -202,9 +202,9 @@ struct weft_ofi_state {
      * peer on its node - before its queue has delivered the write. Neither
      * goes through the queue. */
     int injects_queued_in_order;
-    /* shmem_TYPE_p through tx0 is coalesced into one message per PE
-     * (ofi_coalesce.c): tcp;ofi_rxm, WEFT_COALESCE=auto, not under
-     * SHMEM_THREAD_MULTIPLE. */
+    /* Small puts through tx0 are coalesced into one message per PE
+     * (ofi_coalesce.c): tcp;ofi_rxm, WEFT_COALESCE=auto, a progress
+     * thread, not under SHMEM_THREAD_MULTIPLE. */
     int coalesce;
     /* The provider's atomics are applied in the target process with CPU
      * atomic instructions (libfabric 1.17's util atomic handlers: shm, and
@@ -326,17 +326,18 @@ void weft_ofi_ctx_poke(void);
 void weft_ofi_ctx_quiet_all(void); /* finalize, before the last barrier */
 void weft_ofi_ctx_fini(void);      /* finalize, closes what is left */
 
-/* Coalesced puts (ofi_coalesce.c). init: after the engine, once it is
- * known whether a progress thread runs; decides weft_ofi.coalesce. put: one put of len <= WEFT_OFI_COAL_MAX_PUT bytes to
- * pe (not this PE) through tx0. flush_try: send what waits, without
- * waiting for it (wait loops and the progress thread); coal_poll: the
- * same, when anything waits. */
+/* Coalesced puts (ofi_coalesce.c; weft_ofi_tx_close frees the buffers).
+ * init: after the engine, once it is known whether a progress thread
+ * runs; decides weft_ofi.coalesce. put: one put of len <=
+ * WEFT_OFI_COAL_MAX_PUT bytes to pe (not this PE) through tx0. send: the
+ * application sends what waits (a fence). flush_try: the same from wait
+ * loops and the progress thread, skipped while someone else sends;
+ * coal_poll: flush_try when anything waits. */
 #define WEFT_OFI_COAL_MAX_PUT 64
 void weft_ofi_coal_init(int thread_on);
-void weft_ofi_coal_fini(void); /* after the last quiet, the thread stopped */
 void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int pe);
 void weft_ofi_coal_flush_try(int from_thread);
-int weft_ofi_coal_fence(struct weft_ofi_tx *tx);
+void weft_ofi_coal_send(struct weft_ofi_tx *tx);
 static inline void weft_ofi_coal_poll(void)
 {
     if (WEFT_UNLIKELY(__atomic_load_n(&weft_ofi_tx0.coal_pub, __ATOMIC_RELAXED) !=

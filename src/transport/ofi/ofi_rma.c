@@ -131,11 +131,7 @@ void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
         injected_put_issued(tx, pe);
         return;
     }
-    if (weft_ofi.coalesce && pe != weft_rt.my_pe) {
-        weft_ofi_coal_put(WEFT_SEG_HEAP, off, &bits, len, pe);
-        return;
-    }
-    weft_ofi_put(tx, WEFT_SEG_HEAP, off, &bits, len, pe);
+    weft_ofi_put_default(off, &bits, len, pe, 0);
 }
 
 void weft_ofi_put_default(uint64_t off, const void *src, size_t len, int pe, int nbi)
@@ -499,6 +495,20 @@ void weft_ofi_quiet(struct weft_ofi_tx *tx)
     weft_ofi_tx_leave(tx);
 }
 
+/* The fence's cases that need no completion now (see weft_ofi_fence):
+ * 1 when one applies (a deferred fence marked on tx), 0 when the fence
+ * must complete like quiet. */
+static int fence_by_order(struct weft_ofi_tx *tx)
+{
+    if (weft_ofi.ordered && !tx->large_since_quiet)
+        return 1;
+    if (weft_ofi.rma_ordered && !tx->large_since_quiet && !tx->unordered_since_quiet) {
+        tx->fence_pending = 1;
+        return 1;
+    }
+    return 0;
+}
+
 void weft_ofi_fence(struct weft_ofi_tx *tx)
 {
     /* Fence promises that puts and atomics issued before it reach each
@@ -526,20 +536,19 @@ void weft_ofi_fence(struct weft_ofi_tx *tx)
      *
      * Coalesced puts (ofi_coalesce.c) leave as the fence begins and need
      * nothing more: later coalesced puts travel behind them, anything else
-     * waits for them in weft_ofi_tx_enter (weft_ofi_coal_fence).
+     * waits for them in weft_ofi_tx_enter (weft_ofi_coal_send).
      *
      * Otherwise fence is quiet: it returns only once every earlier put is
      * visible at its target (write counter caught up, then
      * FI_DELIVERY_COMPLETE or the flush read above), so nothing issued
      * after it is even posted before the data has landed. */
-    if (tx->enter_slow == WEFT_TX_COALESCED && weft_ofi_coal_fence(tx))
-        return;
+    if (tx->enter_slow == WEFT_TX_COALESCED) {
+        weft_ofi_coal_send(tx);
+        if (fence_by_order(tx))
+            return;
+    }
     weft_ofi_tx_enter(tx);
-    if (weft_ofi.ordered && !tx->large_since_quiet)
-        ;
-    else if (weft_ofi.rma_ordered && !tx->large_since_quiet && !tx->unordered_since_quiet)
-        tx->fence_pending = 1;
-    else
+    if (!fence_by_order(tx))
         weft_ofi_quiet_held(tx);
     weft_ofi_tx_leave(tx);
 }
