@@ -54,9 +54,12 @@ static inline int weft_api_pe(const char *call, const struct weft_ctx *c, int pe
  * For the default context and a heap object of up to WEFT_FAST_MAX bytes:
  * one unsigned compare places the object in the heap (and fails before
  * init, when the limit is 0), one checks the PE, one load of the peer's
- * direct mapping picks the path. shmem_TYPE_p and _g then try the static
- * data segment the same way (a static variable of a node peer is as direct
- * as a heap object; through libfabric it takes the checked path).
+ * direct mapping picks the path. shmem_TYPE_p and _g compare with
+ * weft_fast_pg_limit instead: in window mode (onnode.h) the same compare
+ * and the same peer pointer cover the static data too; otherwise they try
+ * the static data segment the same way after the heap (a static variable
+ * of a node peer is as direct as a heap object; through libfabric it takes
+ * the checked path).
  * Everything else (contexts, large transfers, bad arguments) takes the
  * checked path below, which names the call and the argument. */
 #define WEFT_HEAP_OFF(ADDR) ((uint64_t)((uintptr_t)(ADDR) - (uintptr_t)weft_fast_heap_base))
@@ -101,28 +104,29 @@ union weft_scalar {
     void shmem_##N##_p(T *dest, T value, int pe)                                            \
     {                                                                                       \
         uint64_t off = WEFT_HEAP_OFF(dest);                                                 \
-        if (sizeof(T) <= 8 && WEFT_LIKELY(off < weft_fast_heap_limit)) {                \
-            weft_fast_check_pe("shmem_" #N "_p", pe);                                            \
-            char *peer = weft_fast_heap_peer[(unsigned)pe];                     \
+        if (sizeof(T) <= 8 && WEFT_LIKELY(off < weft_fast_pg_limit)) {                      \
+            weft_fast_check_pe("shmem_" #N "_p", pe);                                       \
+            char *peer = weft_fast_heap_peer[(unsigned)pe];                                 \
             if (WEFT_LIKELY(peer != NULL)) {                                                \
                 *(T *)(void *)(peer + off) = value;                                         \
                 return;                                                                     \
             }                                                                               \
-            union weft_scalar v = {0};                                                      \
-            memcpy(v.bytes, &value, sizeof(T));                                             \
-            weft_ofi_put_scalar(off, v.bits, sizeof(T), pe);                                \
-            return;                                                                         \
-        }                                                                                   \
-        uint64_t doff = WEFT_DATA_OFF_OF_HEAP_OFF(off);                                     \
-        if (sizeof(T) <= 8 && doff < weft_fast_data_limit) {                                \
+            if (WEFT_LIKELY(off < weft_fast_heap_limit)) {                                  \
+                union weft_scalar v = {0};                                                  \
+                memcpy(v.bytes, &value, sizeof(T));                                         \
+                weft_ofi_put_scalar(off, v.bits, sizeof(T), pe);                            \
+                return;                                                                     \
+            }                                                                               \
+            return weft_p_checked_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), value, pe);           \
+        } else if (sizeof(T) <= 8 && WEFT_DATA_OFF_OF_HEAP_OFF(off) < weft_fast_data_limit) { \
             weft_fast_check_pe("shmem_" #N "_p", pe);                                       \
             char *dpeer = weft_fast_data_peer[(unsigned)pe];                                \
             if (WEFT_LIKELY(dpeer != NULL)) {                                               \
-                *(T *)(void *)(dpeer + doff) = value;                                       \
+                *(T *)(void *)(dpeer + WEFT_DATA_OFF_OF_HEAP_OFF(off)) = value;             \
                 return;                                                                     \
             }                                                                               \
         }                                                                                   \
-        weft_p_checked_##N(doff, value, pe);                                                \
+        weft_p_checked_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), value, pe);                      \
     }                                                                                       \
     static WEFT_COLD T weft_g_checked_##N(uint64_t doff, int pe)                            \
     {                                                                                       \
@@ -134,25 +138,26 @@ union weft_scalar {
     T shmem_##N##_g(const T *source, int pe)                                                \
     {                                                                                       \
         uint64_t off = WEFT_HEAP_OFF(source);                                               \
-        if (sizeof(T) <= 8 && WEFT_LIKELY(off < weft_fast_heap_limit)) {                \
-            weft_fast_check_pe("shmem_" #N "_g", pe);                                            \
-            const char *peer = weft_fast_heap_peer[(unsigned)pe];               \
+        if (sizeof(T) <= 8 && WEFT_LIKELY(off < weft_fast_pg_limit)) {                      \
+            weft_fast_check_pe("shmem_" #N "_g", pe);                                       \
+            const char *peer = weft_fast_heap_peer[(unsigned)pe];                           \
             if (WEFT_LIKELY(peer != NULL))                                                  \
                 return *(const T *)(const void *)(peer + off);                              \
-            union weft_scalar v;                                                            \
-            T value;                                                                        \
-            v.bits = weft_ofi_get_scalar(off, sizeof(T), pe);                               \
-            memcpy(&value, v.bytes, sizeof(T));                                             \
-            return value;                                                                   \
-        }                                                                                   \
-        uint64_t doff = WEFT_DATA_OFF_OF_HEAP_OFF(off);                                     \
-        if (sizeof(T) <= 8 && doff < weft_fast_data_limit) {                                \
+            if (WEFT_LIKELY(off < weft_fast_heap_limit)) {                                  \
+                union weft_scalar v;                                                        \
+                T value;                                                                    \
+                v.bits = weft_ofi_get_scalar(off, sizeof(T), pe);                           \
+                memcpy(&value, v.bytes, sizeof(T));                                         \
+                return value;                                                               \
+            }                                                                               \
+            return weft_g_checked_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), pe);                  \
+        } else if (sizeof(T) <= 8 && WEFT_DATA_OFF_OF_HEAP_OFF(off) < weft_fast_data_limit) { \
             weft_fast_check_pe("shmem_" #N "_g", pe);                                       \
             const char *dpeer = weft_fast_data_peer[(unsigned)pe];                          \
             if (WEFT_LIKELY(dpeer != NULL))                                                 \
-                return *(const T *)(const void *)(dpeer + doff);                            \
+                return *(const T *)(const void *)(dpeer + WEFT_DATA_OFF_OF_HEAP_OFF(off));  \
         }                                                                                   \
-        return weft_g_checked_##N(doff, pe);                                                \
+        return weft_g_checked_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), pe);                      \
     }
 
 static inline void weft_api_put(const char *call, shmem_ctx_t ctx, void *dest, const void *src,

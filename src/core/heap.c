@@ -43,24 +43,51 @@ static void blocks_remove(size_t at)
     nblocks--;
 }
 
+/* The heap's place just below the program's lowest page (at the base
+ * alignment), so that the heap and the program's static data fall in one
+ * window of addresses and shmem_TYPE_p/_g test both with one compare
+ * (onnode.c). A PIE program sits far above everything else mapped, so the
+ * space below it is free; NULL where it is not (a program linked at a low
+ * fixed address, valgrind's loader) or WEFT_HEAP_NEAR_PROGRAM=0. */
+static char *reserve_below_program(size_t size)
+{
+    uintptr_t lowest = weft_program_lowest();
+    if (!weft_tun_bool(WEFT_TUN_HEAP_NEAR_PROGRAM) || lowest < size + WEFT_HEAP_BASE_ALIGN)
+        return NULL;
+    char *at = (char *)((lowest - size) & ~(uintptr_t)(WEFT_HEAP_BASE_ALIGN - 1));
+    char *got = mmap(at, size, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got == MAP_FAILED)
+        return NULL;
+    if (got != at) { /* a kernel (or valgrind) that took the address as a hint */
+        munmap(got, size);
+        return NULL;
+    }
+    return at;
+}
+
 void weft_heap_init(size_t size)
 {
     long page = sysconf(_SC_PAGESIZE);
     size = (size + (size_t)page - 1) & ~((size_t)page - 1);
     if (size == 0)
         size = (size_t)page;
-    /* Reserve size + alignment of address space, keep an aligned window. */
-    char *resv = mmap(NULL, size + WEFT_HEAP_BASE_ALIGN, PROT_NONE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (resv == MAP_FAILED)
-        weft_fatal("shmem_init",
-                   "cannot reserve %zu bytes of address space for the symmetric heap; lower "
-                   "SHMEM_SYMMETRIC_SIZE", size);
-    char *aligned = (char *)(((uintptr_t)resv + WEFT_HEAP_BASE_ALIGN - 1) &
-                             ~(uintptr_t)(WEFT_HEAP_BASE_ALIGN - 1));
-    if (aligned > resv)
-        munmap(resv, (size_t)(aligned - resv));
-    munmap(aligned + size, (size_t)(resv + WEFT_HEAP_BASE_ALIGN - aligned));
+    char *aligned = reserve_below_program(size);
+    weft_rt.heap_below_program = aligned != NULL;
+    if (!aligned) {
+        /* Reserve size + alignment of address space, keep an aligned window. */
+        char *resv = mmap(NULL, size + WEFT_HEAP_BASE_ALIGN, PROT_NONE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (resv == MAP_FAILED)
+            weft_fatal("shmem_init",
+                       "cannot reserve %zu bytes of address space for the symmetric heap; lower "
+                       "SHMEM_SYMMETRIC_SIZE", size);
+        aligned = (char *)(((uintptr_t)resv + WEFT_HEAP_BASE_ALIGN - 1) &
+                           ~(uintptr_t)(WEFT_HEAP_BASE_ALIGN - 1));
+        if (aligned > resv)
+            munmap(resv, (size_t)(aligned - resv));
+        munmap(aligned + size, (size_t)(resv + WEFT_HEAP_BASE_ALIGN - aligned));
+    }
 
     int fd = memfd_create("weft-symmetric-heap", MFD_CLOEXEC);
     void *base = MAP_FAILED;
@@ -87,7 +114,7 @@ void weft_heap_init(size_t size)
 void weft_heap_fini(void)
 {
     struct weft_segment *s = &weft_rt.seg[WEFT_SEG_HEAP];
-    weft_fast_heap_limit = 0;
+    weft_fast_pg_limit = weft_fast_heap_limit = 0;
     weft_fast_set_bases(NULL, weft_fast_data_base);
     if (s->base)
         munmap(s->base, s->size);

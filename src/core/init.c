@@ -119,12 +119,14 @@ int weft_runtime_init(int requested, int *provided)
     weft_ctx_default.ofi = weft_ofi_default_tx();
     /* Open the fast path last: its limit gates the other inputs. */
     weft_fast_n_pes = (unsigned)weft_rt.n_pes;
-    weft_fast_heap_peer = weft_onnode.base[WEFT_SEG_HEAP];
+    weft_fast_heap_peer = weft_onnode.fast[WEFT_SEG_HEAP];
     weft_fast_heap_limit = weft_rt.seg[WEFT_SEG_HEAP].size - WEFT_FAST_MAX;
     weft_fast_set_bases(weft_fast_heap_base, weft_rt.seg[WEFT_SEG_DATA].base);
-    weft_fast_data_peer = weft_onnode.base[WEFT_SEG_DATA];
+    weft_fast_data_peer = weft_onnode.fast[WEFT_SEG_DATA];
     if (weft_rt.seg[WEFT_SEG_DATA].size > WEFT_FAST_MAX && weft_fast_data_peer)
         weft_fast_data_limit = weft_rt.seg[WEFT_SEG_DATA].size - WEFT_FAST_MAX;
+    weft_fast_pg_limit = weft_onnode.window ? weft_onnode.window - WEFT_FAST_MAX
+                                            : weft_fast_heap_limit;
     weft_team_init_predefined();
     weft_hang_init();
 
@@ -171,7 +173,8 @@ void weft_runtime_finalize(void)
     /* No barrier of ours here: weft_ofi_fini's launcher barrier (with
      * progress kept running) is finalize's synchronization, so it can
      * never pair with a peer's shmem_barrier_all. */
-    weft_fast_heap_limit = 0; /* every call after this takes the checked path */
+    weft_fast_pg_limit = 0; /* every call after this takes the checked path */
+    weft_fast_heap_limit = 0;
     weft_fast_data_limit = 0;
     weft_rt.initialized = 0;
     weft_rt.finalized = 1;

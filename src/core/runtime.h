@@ -81,6 +81,9 @@ struct weft_runtime {
     char hostname[256];
     uint64_t *pe_host; /* host identity of every PE (core/node.c) */
     int single_node;   /* every PE of the job is on this host */
+    /* The heap ends below the program's lowest page, less than its base
+     * alignment away: heap and static data fit one window (onnode.c). */
+    int heap_below_program;
 };
 
 extern struct weft_runtime weft_rt;
@@ -117,6 +120,10 @@ extern char **weft_fast_data_peer;
  * address), and back into the address on the checked path. Kept in step
  * with the bases by weft_fast_set_bases. */
 extern uint64_t weft_fast_data_delta;
+/* The first compare of shmem_TYPE_p and _g: weft_fast_heap_limit, or in
+ * window mode (onnode.h) the window's size - WEFT_FAST_MAX, so that one
+ * compare takes heap and static data; cleared first at finalize. */
+extern uint64_t weft_fast_pg_limit;
 static inline void weft_fast_set_bases(char *heap, char *data)
 {
     weft_fast_heap_base = heap;
@@ -305,6 +312,9 @@ void weft_heap_fini(void);
 
 /* The executable's writable segment (.data + .bss), page-aligned. */
 int weft_data_segment(char **base, size_t *size);
+/* The main program's lowest loaded address (page-aligned), 0 if unknown:
+ * the heap goes just below it where it can (heap.c). */
+uintptr_t weft_program_lowest(void);
 
 #pragma GCC visibility pop
 

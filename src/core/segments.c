@@ -11,6 +11,7 @@
 struct data_seg_search {
     uintptr_t lo, hi;
     uintptr_t relro_hi; /* end of the part made read-only after relocation */
+    uintptr_t lowest;   /* the program's lowest loaded address */
     int found;
 };
 
@@ -21,6 +22,9 @@ static int find_writable_load(struct dl_phdr_info *info, size_t sz, void *arg)
     /* The first object reported is the main program. */
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD &&
+            (!s->lowest || info->dlpi_addr + ph->p_vaddr < s->lowest))
+            s->lowest = info->dlpi_addr + ph->p_vaddr;
         if (ph->p_type == PT_GNU_RELRO)
             s->relro_hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W))
@@ -38,7 +42,7 @@ static int find_writable_load(struct dl_phdr_info *info, size_t sz, void *arg)
 
 int weft_data_segment(char **base, size_t *size)
 {
-    struct data_seg_search s = {0, 0, 0, 0};
+    struct data_seg_search s = {0, 0, 0, 0, 0};
     dl_iterate_phdr(find_writable_load, &s);
     if (!s.found)
         return -1;
@@ -53,4 +57,11 @@ int weft_data_segment(char **base, size_t *size)
     *base = (char *)lo;
     *size = hi - lo;
     return 0;
+}
+
+uintptr_t weft_program_lowest(void)
+{
+    struct data_seg_search s = {0, 0, 0, 0, 0};
+    dl_iterate_phdr(find_writable_load, &s);
+    return s.lowest & ~((uintptr_t)sysconf(_SC_PAGESIZE) - 1);
 }

@@ -24,3 +24,4 @@ char *weft_fast_data_base;
 uint64_t weft_fast_data_delta;
 uint64_t weft_fast_data_limit;
 char **weft_fast_data_peer;
+uint64_t weft_fast_pg_limit;

@@ -8,6 +8,12 @@
  *   bad_args put-pe-neg    shmem_long_put to pe = -1                  -> pe
  *   bad_args amo-pe-n      shmem_int_atomic_fetch_add to pe = n_pes   -> pe
  *   bad_args p-nonsym      shmem_double_p with dest from malloc       -> dest
+ *   bad_args p-code        shmem_int_p with dest = a function's code  -> dest
+ *   bad_args g-rodata      shmem_long_g from a string literal         -> source
+ *   bad_args g-rodata-self the same from the calling PE itself        -> source
+ * (code and read-only data lie between the heap and the static data when
+ * the heap is placed below the program: one compare accepts them, and the
+ * access must still be reported, not crash or read the bytes.)
  * Signals, blocked transfers and the other 1.6 routines:
  *   put-signal-op          shmem_long_put_signal with sig_op 7        -> sig_op
  *   put-signal-pe          shmem_long_put_signal to pe = n_pes        -> pe
@@ -69,6 +75,13 @@ int main(int argc, char **argv)
             double *d = malloc(sizeof(double));
             shmem_double_p(d, 1.0, 0);
             free(d);
+        } else if (!strcmp(mode, "p-code")) {
+            shmem_int_p((int *)(uintptr_t)&main, 1, 0);
+        } else if (!strcmp(mode, "g-rodata") || !strcmp(mode, "g-rodata-self")) {
+            static const char *const literal = "not symmetric, read-only";
+            long got = shmem_long_g((const long *)(const void *)literal,
+                                    !strcmp(mode, "g-rodata") ? 0 : wt_me);
+            fprintf(stderr, "bad_args: shmem_long_g returned %ld\n", got);
         } else if (!strcmp(mode, "put-signal-op")) {
             shmem_long_put_signal(sym_long, src, 4, &sym_sig[0], 1, 7, 0);
         } else if (!strcmp(mode, "put-signal-pe")) {

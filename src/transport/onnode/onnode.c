@@ -2,13 +2,18 @@
  * into shared memory, finding this node's PEs, mapping their segments
  * through /proc/<pid>/fd (the memfds stay private to the job: nothing is
  * left in /dev/shm if a PE dies), agreeing per node that every PE mapped
- * every peer, and deciding the atomicity rule (onnode.h). */
+ * every peer, laying heap and static data out in one window where the heap
+ * lies below the program (and reporting stray addresses that fault in it),
+ * and deciding the atomicity rule (onnode.h). */
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "../../bootstrap/bootstrap.h"
@@ -82,38 +87,162 @@ int weft_onnode_share_static(void)
     return 1;
 }
 
-static char *map_peer(const struct onnode_card *c, int seg)
+/* PE c's descriptor for segment seg, opened through /proc, or -1. */
+static int open_peer_segment(const struct onnode_card *c, int seg)
 {
     size_t size = weft_rt.seg[seg].size;
     if (c->fd[seg] < 0)
-        return NULL;
+        return -1;
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)c->pid, (int)c->fd[seg]);
     int fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
         weft_debug("onnode: open %s: %m", path);
-        return NULL;
+        return -1;
     }
     struct stat st;
-    char *p = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && (size_t)st.st_size >= size)
-        p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    else
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size < size) {
         weft_debug("onnode: %s is smaller than segment %d (%zu bytes): different "
                    "SHMEM_SYMMETRIC_SIZE?", path, seg, size);
-    close(fd);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Size of each window reservation (weft_onnode.view), 0 without them. */
+static size_t view_bytes;
+
+/* Segment seg of a PE: from fd, into its view (over the reservation) or,
+ * without one, wherever mmap puts it. NULL if it cannot be mapped. */
+static char *map_segment(int fd, int seg, char *view)
+{
+    if (fd < 0)
+        return NULL;
+    char *at = view ? view + (seg == WEFT_SEG_HEAP ? 0 : weft_onnode.window_data) : NULL;
+    char *p = mmap(at, weft_rt.seg[seg].size, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | (at ? MAP_FIXED : 0), fd, 0);
     return p == MAP_FAILED ? NULL : p;
+}
+
+/* Undo map_segment for a peer. Inside a view the pages go back to the
+ * reservation: nothing else may land in a view, which is unmapped whole. */
+static void unmap_segment(int seg, int pe)
+{
+    char *b = weft_onnode.base[seg][pe];
+    size_t size = weft_rt.seg[seg].size;
+    if (weft_onnode.view[pe])
+        (void)mmap(b, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+                   -1, 0);
+    else
+        munmap(b, size);
+    weft_onnode.base[seg][pe] = NULL;
+}
+
+/* A window reservation, PROT_NONE: only the segments mapped into it are
+ * accessible. */
+static char *reserve_view(void)
+{
+    char *v = mmap(NULL, view_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return v == MAP_FAILED ? NULL : v;
 }
 
 static void unmap_peers(void)
 {
-    for (int s = 0; s < WEFT_NSEGS; s++)
-        for (int pe = 0; pe < weft_rt.n_pes; pe++) {
-            char *b = weft_onnode.base[s][pe];
-            if (b && pe != weft_rt.my_pe)
-                munmap(b, weft_rt.seg[s].size);
+    for (int pe = 0; pe < weft_rt.n_pes; pe++) {
+        for (int s = 0; s < WEFT_NSEGS; s++) {
+            if (weft_onnode.base[s][pe] && pe != weft_rt.my_pe && !weft_onnode.view[pe])
+                munmap(weft_onnode.base[s][pe], weft_rt.seg[s].size);
             weft_onnode.base[s][pe] = NULL;
         }
+        if (weft_onnode.view[pe])
+            munmap(weft_onnode.view[pe], view_bytes);
+        weft_onnode.view[pe] = NULL;
+    }
+}
+
+/* ---- a stray address in a window ----------------------------------------
+ * In window mode shmem_TYPE_p/_g accept any address between the heap's
+ * base and the static data's end with one compare; between the two lie the
+ * program's code and read-only data, which are not symmetric. Every view
+ * leaves that part inaccessible, so such an address faults, here: report it
+ * as the checked path would have, and end the job. A fault anywhere else is
+ * the program's: put back its previous handler and let the access fault
+ * again under it. */
+static struct sigaction segv_prev;
+static int segv_installed;
+
+static void *fault_pc(void *ucv)
+{
+    ucontext_t *uc = ucv;
+#if defined(__x86_64__)
+    return (void *)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (void *)uc->uc_mcontext.pc;
+#else
+    (void)uc;
+    return NULL;
+#endif
+}
+
+static void on_segv(int sig, siginfo_t *si, void *ucv)
+{
+    char *a = si->si_addr;
+    for (int pe = 0; pe < weft_rt.n_pes; pe++) {
+        char *v = weft_onnode.view[pe];
+        if (!v || a < v || a >= v + view_bytes)
+            continue;
+        /* The routine from the faulting instruction; its name says
+         * which argument was the address. */
+        char call[96] = "shmem_TYPE_p or shmem_TYPE_g";
+        const char *arg = "dest or source";
+        Dl_info info;
+        void *pc = fault_pc(ucv);
+        if (pc && dladdr(pc, &info) && info.dli_sname && strstr(info.dli_sname, "shmem_")) {
+            const char *name = info.dli_sname;
+            if (name[0] == 'p' && !strncmp(name + 1, "shmem_", 6))
+                name++; /* the profiling name of the same routine */
+            snprintf(call, sizeof call, "%s", name);
+            size_t len = strlen(call);
+            arg = len > 2 && !strcmp(call + len - 2, "_g") ? "source" : "dest";
+        }
+        struct weft_segment *h = &weft_rt.seg[WEFT_SEG_HEAP], *d = &weft_rt.seg[WEFT_SEG_DATA];
+        weft_fatal(call,
+                   "argument %s=%p is not a symmetric address (not in the symmetric heap [%p, "
+                   "+%zu) nor in static data [%p, +%zu)); the access to PE %d faulted there",
+                   arg, (void *)(h->base + (a - v)), (void *)h->base, h->size, (void *)d->base,
+                   d->size, pe);
+    }
+    (void)sig;
+    sigaction(SIGSEGV, &segv_prev, NULL);
+}
+
+static void segv_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    segv_installed = sigaction(SIGSEGV, &sa, &segv_prev) == 0;
+}
+
+static void segv_uninstall(void)
+{
+    struct sigaction cur;
+    if (segv_installed && sigaction(SIGSEGV, NULL, &cur) == 0 &&
+        (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_segv)
+        sigaction(SIGSEGV, &segv_prev, NULL);
+    segv_installed = 0;
+}
+
+/* The window is possible when the heap lies below the program (heap.c)
+ * and both segments are memfds this PE can map a second time. */
+static int window_possible(void)
+{
+    const struct weft_segment *h = &weft_rt.seg[WEFT_SEG_HEAP], *d = &weft_rt.seg[WEFT_SEG_DATA];
+    return weft_rt.heap_below_program && weft_onnode.static_shared && h->fd >= 0 && d->fd >= 0 &&
+           d->size > 0 && d->base >= h->base + h->size;
 }
 
 /* The rule of onnode.h, from information every PE has: the env, each PE's
@@ -140,9 +269,15 @@ void weft_onnode_init(void)
     int n = weft_rt.n_pes, me = weft_rt.my_pe;
     for (int s = 0; s < WEFT_NSEGS; s++) {
         weft_onnode.base[s] = calloc((size_t)n, sizeof(char *));
-        if (!weft_onnode.base[s])
+        weft_onnode.fast[s] = calloc((size_t)n, sizeof(char *));
+        if (!weft_onnode.base[s] || !weft_onnode.fast[s])
             weft_fatal("shmem_init", "out of memory for the on-node peer table");
     }
+    weft_onnode.view = calloc((size_t)n, sizeof(char *));
+    if (!weft_onnode.view)
+        weft_fatal("shmem_init", "out of memory for the on-node peer table");
+    view_bytes = 0;
+    weft_onnode.window = weft_onnode.window_data = 0;
     weft_onnode.enabled = want_direct();
     weft_onnode.mixed = 0;
     weft_onnode.n_local = 0;
@@ -160,13 +295,29 @@ void weft_onnode_init(void)
     if (weft_boot_allgather("weft-onnode", &mine, cards, sizeof mine) != 0)
         weft_fatal("shmem_init", "cannot exchange on-node segment descriptors");
 
+    int windowed = window_possible();
+    if (windowed) {
+        const struct weft_segment *h = &weft_rt.seg[WEFT_SEG_HEAP];
+        const struct weft_segment *d = &weft_rt.seg[WEFT_SEG_DATA];
+        view_bytes = (size_t)(d->base + d->size - h->base);
+        weft_onnode.window_data = (size_t)(d->base - h->base);
+        /* This PE's own view, through its own descriptors. */
+        char *v = weft_onnode.view[me] = reserve_view();
+        if (!v || !map_segment(h->fd, WEFT_SEG_HEAP, v) || !map_segment(d->fd, WEFT_SEG_DATA, v))
+            windowed = 0;
+    }
     for (int pe = 0; pe < n; pe++) {
         if (pe == me || !same_node(pe))
             continue;
+        if (windowed && !(weft_onnode.view[pe] = reserve_view()))
+            windowed = 0;
         for (int s = 0; s < WEFT_NSEGS; s++) {
             if (weft_rt.seg[s].size == 0)
                 continue;
-            weft_onnode.base[s][pe] = map_peer(&cards[pe], s);
+            int fd = open_peer_segment(&cards[pe], s);
+            weft_onnode.base[s][pe] = map_segment(fd, s, weft_onnode.view[pe]);
+            if (fd >= 0)
+                close(fd);
             if (!weft_onnode.base[s][pe])
                 ok &= (uint8_t)~(s == WEFT_SEG_HEAP ? ONNODE_OK_HEAP : ONNODE_OK_DATA);
         }
@@ -185,14 +336,24 @@ void weft_onnode_init(void)
             continue;
         for (int s = 0; s < WEFT_NSEGS; s++) {
             int keep = node_ok & (s == WEFT_SEG_HEAP ? ONNODE_OK_HEAP : ONNODE_OK_DATA);
-            if (!keep && weft_onnode.base[s][pe]) {
-                munmap(weft_onnode.base[s][pe], weft_rt.seg[s].size);
-                weft_onnode.base[s][pe] = NULL;
-            }
+            if (!keep && weft_onnode.base[s][pe])
+                unmap_segment(s, pe);
         }
     }
     for (int s = 0; s < WEFT_NSEGS; s++)
         weft_onnode.base[s][me] = weft_rt.seg[s].size ? weft_rt.seg[s].base : NULL;
+    /* Window mode: every node PE's segments sit in a view, this PE's own
+     * fast path goes through its own view too, and a stray address in
+     * between faults into on_segv. */
+    weft_onnode.window = windowed && node_ok == (ONNODE_OK_HEAP | ONNODE_OK_DATA) ? view_bytes : 0;
+    for (int s = 0; s < WEFT_NSEGS; s++) {
+        memcpy(weft_onnode.fast[s], weft_onnode.base[s], (size_t)n * sizeof(char *));
+        if (weft_onnode.window)
+            weft_onnode.fast[s][me] = weft_onnode.view[me] +
+                                      (s == WEFT_SEG_HEAP ? 0 : weft_onnode.window_data);
+    }
+    if (weft_onnode.window)
+        segv_install();
     for (int pe = 0; pe < n; pe++)
         weft_onnode.n_local += weft_onnode.base[WEFT_SEG_HEAP][pe] != NULL;
     if (node_ok != (ONNODE_OK_HEAP | ONNODE_OK_DATA) && node_size() > 1)
@@ -214,8 +375,9 @@ void weft_onnode_init(void)
         weft_onnode.all_direct &= !fabric;
         weft_onnode.split |= direct && fabric;
     }
-    weft_debug("onnode: %d PEs reached directly, static data %s%s, job %s", weft_onnode.n_local,
+    weft_debug("onnode: %d PEs reached directly, static data %s%s%s, job %s", weft_onnode.n_local,
                weft_onnode.static_shared ? "shared" : "not shared",
+               weft_onnode.window ? " in one window with the heap" : "",
                weft_onnode.split ? " (node peers' static data through libfabric: fence completes)"
                                  : "",
                weft_onnode.mixed ? "mixes paths (libfabric atomics in software)"
@@ -226,6 +388,7 @@ void weft_onnode_init(void)
 
 void weft_onnode_fini(void)
 {
+    segv_uninstall();
     if (weft_onnode.base[WEFT_SEG_HEAP])
         unmap_peers();
     /* The static data stays in its memfd mapping; only the descriptor goes. */
@@ -236,16 +399,21 @@ void weft_onnode_fini(void)
     weft_onnode.static_shared = 0;
     for (int s = 0; s < WEFT_NSEGS; s++) {
         free(weft_onnode.base[s]);
-        weft_onnode.base[s] = NULL;
+        free(weft_onnode.fast[s]);
+        weft_onnode.base[s] = weft_onnode.fast[s] = NULL;
     }
+    free(weft_onnode.view);
+    weft_onnode.view = NULL;
+    view_bytes = weft_onnode.window = weft_onnode.window_data = 0;
     weft_onnode.enabled = weft_onnode.n_local = weft_onnode.mixed = 0;
     weft_onnode.all_direct = weft_onnode.split = 0;
 }
 
 void weft_onnode_describe(FILE *out)
 {
-    fprintf(out, "  on-node path: %s, %d PEs reached directly, static data %s%s\n",
+    fprintf(out, "  on-node path: %s, %d PEs reached directly, static data %s%s%s\n",
             weft_onnode.enabled ? "on" : "off (WEFT_ONNODE=0)", weft_onnode.n_local,
             weft_onnode.static_shared ? "shared" : "through libfabric",
+            weft_onnode.window ? " (one window with the heap)" : "",
             weft_onnode.mixed ? "; paths mixed: libfabric atomics in software" : "");
 }

@@ -41,6 +41,18 @@ struct weft_onnode_state {
     int split;               /* some peer is direct for one segment and reached
                               * through libfabric for the other: a fence must
                               * then complete libfabric operations (ofi_init.c) */
+    /* The window (the heap below the program, heap.c): each node PE's heap
+     * and static data mapped in one reservation laid out like this PE's
+     * own addresses, from its heap base to its static data's end, with
+     * nothing accessible between them. Then a heap offset is also a valid
+     * view offset for static data, and one compare serves both. */
+    size_t window;      /* its size; 0 when the segments are mapped apart */
+    size_t window_data; /* offset of the static data in it */
+    char **view;        /* [pe]: the PE's window reservation or NULL, this
+                         * PE's own included (its heap and data mapped a
+                         * second time, so a stray address faults) */
+    char **fast[WEFT_NSEGS]; /* [seg][pe]: what the fast path uses: base,
+                              * except this PE's own view in window mode */
 };
 
 extern struct weft_onnode_state weft_onnode;
