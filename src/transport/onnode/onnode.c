@@ -188,7 +188,7 @@ static void *fault_pc(void *ucv)
 static void on_segv(int sig, siginfo_t *si, void *ucv)
 {
     char *a = si->si_addr;
-    for (int pe = 0; pe < weft_rt.n_pes; pe++) {
+    for (int pe = 0; weft_onnode.view && pe < weft_rt.n_pes; pe++) {
         char *v = weft_onnode.view[pe];
         if (!v || a < v || a >= v + view_bytes)
             continue;
