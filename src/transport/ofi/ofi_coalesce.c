@@ -131,12 +131,13 @@ void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int p
 /* From a wait loop or the progress thread: send what was published,
  * unless someone is sending already (the progress thread, or this very
  * thread retrying a send that met EAGAIN). The progress thread also waits
- * (until a later turn) while an earlier buffered send of the engine is
- * still in the provider: on libfabric 1.17 tcp;ofi_rxm a message it sent
- * then could arrive before batches the application had sent just before
- * (api.coalesce: 2 runs in 5 saw a flag before its data; 0 of 6 with this
- * rule, and 0 of 6 with FI_OFI_RXM_ENABLE_DIRECT_SEND=0 instead;
- * docs/providers.md). */
+ * (until a later turn) while an earlier send of the engine is still in the
+ * provider: on libfabric 1.17 tcp;ofi_rxm a message above rxm's eager
+ * limit completes at the target after smaller ones sent later, so a small
+ * batch with a flag could be applied before a full one with the data.
+ * ofi_init.c sets the limit above every engine message; this rule covers
+ * a user who sets FI_OFI_RXM_BUFFER_SIZE lower (docs/providers.md,
+ * problem 7). */
 void weft_ofi_coal_flush_try(int from_thread)
 {
     struct weft_ofi_tx *tx = &weft_ofi_tx0;

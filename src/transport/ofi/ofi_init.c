@@ -210,12 +210,17 @@ static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on
     /* tcp;ofi_rxm gives every endpoint a pool of MSG_RX_SIZE receive
      * buffers and every connection about 1024 more, each BUFFER_SIZE
      * bytes: 68 MiB per endpoint plus 17 MiB per peer at the defaults
-     * (measured), which made an endpoint per context unaffordable. weft's
-     * messages (software atomics, rxm's own atomic emulation) are under 2
-     * KiB and RMA bypasses these buffers: 4 KiB x 128 gives 5 MiB plus 5
-     * MiB per peer, with no change measured in the benchmarks
-     * (docs/providers.md). The user's values win. */
-    setenv("FI_OFI_RXM_BUFFER_SIZE", "4096", 0);
+     * (measured), which made an endpoint per context unaffordable. RMA
+     * bypasses these buffers; the buffer size is also rxm's eager limit,
+     * and every message of weft's engine (at most WEFT_AM_BUF_SIZE: a
+     * coalesced-put batch, a GASNet medium message) must fit it, because a
+     * larger one goes by rendezvous and completes at the target after
+     * smaller messages sent later (docs/providers.md, problem 7). 4224 x
+     * 128 gives about 5 MiB plus 5 MiB per peer, with no change measured
+     * in the benchmarks (docs/providers.md). The user's values win. */
+    char rxm_buffer[16];
+    snprintf(rxm_buffer, sizeof rxm_buffer, "%d", WEFT_AM_BUF_SIZE);
+    setenv("FI_OFI_RXM_BUFFER_SIZE", rxm_buffer, 0);
     setenv("FI_OFI_RXM_MSG_RX_SIZE", "128", 0);
     /* A job on one host needs no network: tcp and sockets listen on the
      * loopback interface only, unreachable from other hosts (they accept
