@@ -14,32 +14,8 @@
  * the provider queued A's injects at T in one order with everything later,
  * from any sender: a quiet after injects needs no flush read there.
  * Usage: FI_PROVIDER=shm|tcp ./inject_fifo [iterations]
- * Build: cc -O1 -o inject_fifo inject_fifo.c -lfabric */
-#define _GNU_SOURCE
-#include <rdma/fabric.h>
-#include <rdma/fi_atomic.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
-#include <rdma/fi_rma.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        int _r = (int)(x);                                                                         \
-        if (_r) {                                                                                  \
-            fprintf(stderr, "%d: %s = %d (%s)\n", __LINE__, #x, _r, fi_strerror(-_r));           \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+ * Build: cc -O1 -pthread -o inject_fifo inject_fifo.c -lfabric (with probe.h beside it) */
+#include "probe.h"
 
 enum { A, B, T, NP };
 struct shared {
@@ -107,12 +83,7 @@ int main(int argc, char **argv)
     struct fid_domain *dom;
     struct fid_av *av;
     struct fid_mr *mr;
-    CK(fi_fabric(info->fabric_attr, &fab, NULL));
-    CK(fi_domain(fab, info, &dom, NULL));
-    struct fi_av_attr ava = {.type = FI_AV_TABLE};
-    CK(fi_av_open(dom, &ava, &av, NULL));
-    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_DATA};
-    CK(fi_cq_open(dom, &cqa, &cq, NULL));
+    probe_open(info, &fab, &dom, &av, &cq);
     struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP};
     CK(fi_cntr_open(dom, &ca, &wc, NULL));
     CK(fi_cntr_open(dom, &ca, &rc, NULL));
@@ -179,8 +150,6 @@ int main(int argc, char **argv)
                 if (getenv("PROBE_VERBOSE"))
                     printf("  A %d: flush read sum %ld\n", i, (long)heap[16]);
             }
-            if (getenv("PROBE_NO_ATOMIC"))
-                ;
             while ((r = fi_inject_write(ep, &val, 8, addr[B], raddr(B, 2), sh->keys[B])) ==
                    -FI_EAGAIN)
                 progress();

@@ -16,27 +16,8 @@
  *   PROBE_NO_TARGET_PROGRESS=1: the target never progresses, even in phase 1
  *   (shm then returns -FI_EAGAIN forever from the first fi_inject_write: the
  *   manual-progress hang; the program reports it after 5 s).
- * Build: cc -O1 -o remote_completion remote_completion.c -lfabric */
-#define _GNU_SOURCE
-#include <rdma/fabric.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_rma.h>
-#include <rdma/fi_atomic.h>
-#include <rdma/fi_errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <sys/wait.h>
-#include <sys/mman.h>
-#include <sched.h>
-#include <time.h>
-#include <poll.h>
-#include <signal.h>
-
-#define CK(x) do { int _r = (int)(x); if (_r) { fprintf(stderr, "%d: %s = %d (%s)\n", __LINE__, #x, _r, fi_strerror(-_r)); exit(1);} } while (0)
+ * Build: cc -O1 -pthread -o remote_completion remote_completion.c -lfabric (with probe.h beside it) */
+#include "probe.h"
 
 static int rank;
 static struct fi_info *info;
@@ -96,12 +77,7 @@ int main(int argc, char **argv) {
     printf(" rx op_flags=%s rx size=%zu\n", fi_tostr(&info->rx_attr->op_flags, FI_TYPE_OP_FLAGS), info->rx_attr->size);
     fflush(stdout); }
     heap = mmap(0, HSZ, PROT_READ|PROT_WRITE, MAP_SHARED|MAP_ANONYMOUS, -1, 0);
-    CK(fi_fabric(info->fabric_attr, &fab, NULL));
-    CK(fi_domain(fab, info, &dom, NULL));
-    struct fi_av_attr ava = { .type = FI_AV_TABLE };
-    CK(fi_av_open(dom, &ava, &av, NULL));
-    struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_DATA };
-    CK(fi_cq_open(dom, &cqa, &cq, NULL));
+    probe_open(info, &fab, &dom, &av, &cq);
     struct fi_cntr_attr ca = { .events = FI_CNTR_EVENTS_COMP };
     CK(fi_cntr_open(dom, &ca, &wc, NULL)); CK(fi_cntr_open(dom, &ca, &rc, NULL));
     CK(fi_endpoint(dom, info, &ep, NULL));

@@ -12,33 +12,8 @@
  *  3. FI_MULTI_RECV: one 64 KiB buffer, three 100-byte sends: where does
  *     each land, and when is the buffer released (FI_MULTI_RECV flag)?
  * Usage: FI_PROVIDER=shm|tcp|sockets ./remote_cq_data
- * Build: cc -O1 -o remote_cq_data remote_cq_data.c -lfabric */
-#define _GNU_SOURCE
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
-#include <rdma/fi_rma.h>
-#include <rdma/fi_tagged.h>
-#include <poll.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#define CK(x)                                                                                  \
-    do {                                                                                       \
-        int _r = (int)(x);                                                                     \
-        if (_r) {                                                                              \
-            fprintf(stderr, "[%d] %d: %s = %d (%s)\n", rank, __LINE__, #x, _r, fi_strerror(-_r)); \
-            exit(1);                                                                           \
-        }                                                                                      \
-    } while (0)
+ * Build: cc -O1 -pthread -o remote_cq_data remote_cq_data.c -lfabric (with probe.h beside it) */
+#include "probe.h"
 
 static int rank, p2c[2][2];
 static struct fi_info *info;
@@ -131,12 +106,7 @@ int main(void)
         return 0;
     }
     heap = mmap(0, HSZ, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    CK(fi_fabric(info->fabric_attr, &fab, NULL));
-    CK(fi_domain(fab, info, &dom, NULL));
-    struct fi_av_attr ava = {.type = FI_AV_TABLE};
-    CK(fi_av_open(dom, &ava, &av, NULL));
-    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_DATA};
-    CK(fi_cq_open(dom, &cqa, &cq, NULL));
+    probe_open(info, &fab, &dom, &av, &cq);
     struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP};
     CK(fi_cntr_open(dom, &ca, &wc, NULL));
     CK(fi_endpoint(dom, info, &ep, NULL));

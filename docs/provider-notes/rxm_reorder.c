@@ -39,34 +39,10 @@
  * weft sets it), i.e. go by rendezvous (docs/providers.md, problem 7).
  * Usage: FI_PROVIDER=tcp [FI_OFI_RXM_ENABLE_DIRECT_SEND=0] ./rxm_reorder [iterations [mode]]
  *   (200 iterations, mode send by default)
- * Build: cc -O1 -pthread -o rxm_reorder rxm_reorder.c -lfabric */
-#define _GNU_SOURCE
-#include <pthread.h>
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        int _r = (int)(x);                                                                         \
-        if (_r) {                                                                                  \
-            fprintf(stderr, "%d: %s = %d (%s)\n", __LINE__, #x, _r, fi_strerror(-_r));           \
-            fail();                                                                                \
-        }                                                                                          \
-    } while (0)
+ * Build: cc -O1 -pthread -o rxm_reorder rxm_reorder.c -lfabric (with probe.h beside it) */
+static void fail(void);
+#define PROBE_FAIL() fail()
+#include "probe.h"
 
 enum { A, B, NP };
 enum { NMAX = 15, NRECV = 16 };
@@ -407,12 +383,7 @@ int main(int argc, char **argv)
     struct fid_fabric *fab;
     struct fid_domain *dom;
     struct fid_av *av;
-    CK(fi_fabric(info->fabric_attr, &fab, NULL));
-    CK(fi_domain(fab, info, &dom, NULL));
-    struct fi_av_attr ava = {.type = FI_AV_TABLE};
-    CK(fi_av_open(dom, &ava, &av, NULL));
-    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_DATA};
-    CK(fi_cq_open(dom, &cqa, &cq, NULL));
+    probe_open(info, &fab, &dom, &av, &cq);
     CK(fi_endpoint(dom, info, &ep, NULL));
     CK(fi_ep_bind(ep, &av->fid, 0));
     CK(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION));

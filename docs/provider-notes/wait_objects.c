@@ -16,31 +16,8 @@
  * A figure near 1000 ms means the wait object slept through the peer's
  * request (only the timeout woke it).
  * Usage: FI_PROVIDER=shm|tcp|sockets ./wait_objects
- * Build: cc -O1 -o wait_objects wait_objects.c -lfabric */
-#define _GNU_SOURCE
-#include <poll.h>
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
-#include <rdma/fi_rma.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#define CK(x)                                                                                  \
-    do {                                                                                       \
-        int _r = (int)(x);                                                                     \
-        if (_r) {                                                                              \
-            fprintf(stderr, "%d: %s = %d (%s)\n", __LINE__, #x, _r, fi_strerror(-_r));         \
-            exit(1);                                                                           \
-        }                                                                                      \
-    } while (0)
+ * Build: cc -O1 -pthread -o wait_objects wait_objects.c -lfabric (with probe.h beside it) */
+#include "probe.h"
 
 static int rank, pipes[2][2];
 static struct fi_info *info;

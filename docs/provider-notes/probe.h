@@ -1,0 +1,55 @@
+/* probe.h -- what the standalone libfabric probes of this directory share
+ * (each is still one cc command: the header sits next to them): the
+ * headers they use, CK() to stop at the first failing call with its line
+ * and libfabric's message, and probe_open() for the fabric, domain, AV
+ * table and CQ every probe opens the same way. */
+#ifndef PROBE_H
+#define PROBE_H
+#define _GNU_SOURCE
+#include <poll.h>
+#include <pthread.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A probe with children to clean up defines PROBE_FAIL() first. */
+#ifndef PROBE_FAIL
+#define PROBE_FAIL() exit(1)
+#endif
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        int _r = (int)(x);                                                                         \
+        if (_r) {                                                                                  \
+            fprintf(stderr, "%d: %s = %d (%s)\n", __LINE__, #x, _r, fi_strerror(-_r));           \
+            PROBE_FAIL();                                                                          \
+        }                                                                                          \
+    } while (0)
+
+/* Fabric, domain, an AV table and a CQ of FI_CQ_FORMAT_DATA for info. */
+static inline void probe_open(struct fi_info *info, struct fid_fabric **fab,
+                              struct fid_domain **dom, struct fid_av **av, struct fid_cq **cq)
+{
+    CK(fi_fabric(info->fabric_attr, fab, NULL));
+    CK(fi_domain(*fab, info, dom, NULL));
+    struct fi_av_attr ava = {.type = FI_AV_TABLE};
+    CK(fi_av_open(*dom, &ava, av, NULL));
+    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_DATA};
+    CK(fi_cq_open(*dom, &cqa, cq, NULL));
+}
+#endif
