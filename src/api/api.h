@@ -117,7 +117,8 @@ union weft_scalar {
                 weft_ofi_put_scalar(off, v.bits, sizeof(T), pe);                            \
                 return;                                                                     \
             }                                                                               \
-            return weft_p_checked_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), value, pe);           \
+            weft_p_checked_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), value, pe);                  \
+            return;                                                                         \
         } else if (sizeof(T) <= 8 && WEFT_DATA_OFF_OF_HEAP_OFF(off) < weft_fast_data_limit) { \
             weft_fast_check_pe("shmem_" #N "_p", pe);                                       \
             char *dpeer = weft_fast_data_peer[(unsigned)pe];                                \

@@ -155,8 +155,7 @@ struct weft_ofi_tx *weft_ofi_ctx_tx_create(int private_use, int *own)
         tx = open_tx();
     if (tx) {
         /* Nobody else holds this tx yet: the flag can be set unlocked. */
-        tx->shared = weft_ofi.thread_multiple && !private_use;
-        tx->enter_slow = tx->shared ? WEFT_TX_SHARED : 0;
+        weft_ofi_tx_set_shared(tx, weft_ofi.thread_multiple && !private_use);
         *own = 1;
     }
     pthread_mutex_lock(&weft_ofi.ctx_lock);

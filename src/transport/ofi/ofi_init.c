@@ -697,8 +697,7 @@ int weft_ofi_init(int thread_multiple)
     if (weft_ofi_tx_open(tx, weft_ofi.cq, 1) != 0)
         return -1;
     /* Under SHMEM_THREAD_MULTIPLE any thread may use the default context. */
-    tx->shared = thread_multiple;
-    tx->enter_slow = tx->shared ? WEFT_TX_SHARED : 0;
+    weft_ofi_tx_set_shared(tx, thread_multiple);
     pthread_mutex_init(&tx->lock, NULL);
     weft_ofi.scalar_inject = tx->shared ? 0 : weft_ofi.inject_size;
 

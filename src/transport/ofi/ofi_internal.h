@@ -119,6 +119,12 @@ static inline void weft_ofi_tx_leave(struct weft_ofi_tx *tx)
     if (WEFT_UNLIKELY(tx->shared))
         pthread_mutex_unlock(&tx->lock);
 }
+/* Before the tx is published: shared, and its bit in enter_slow. */
+static inline void weft_ofi_tx_set_shared(struct weft_ofi_tx *tx, int shared)
+{
+    tx->shared = shared;
+    tx->enter_slow = shared ? WEFT_TX_SHARED : 0;
+}
 /* head.active is read without the lock by the inline quiet (ofi.h), so every
  * write is an atomic store (the same single store instruction); clearing
  * releases what the quiet completed (see weft_ofi_active). */

@@ -113,13 +113,20 @@ static int open_peer_segment(const struct onnode_card *c, int seg)
 /* Size of each window reservation (weft_onnode.view), 0 without them. */
 static size_t view_bytes;
 
+/* Where segment seg lies in a view: the heap at its start, the static
+ * data at the offset it has from the heap in this PE's own addresses. */
+static char *view_slot(char *view, int seg)
+{
+    return view + (seg == WEFT_SEG_HEAP ? 0 : weft_onnode.window_data);
+}
+
 /* Segment seg of a PE: from fd, into its view (over the reservation) or,
  * without one, wherever mmap puts it. NULL if it cannot be mapped. */
 static char *map_segment(int fd, int seg, char *view)
 {
     if (fd < 0)
         return NULL;
-    char *at = view ? view + (seg == WEFT_SEG_HEAP ? 0 : weft_onnode.window_data) : NULL;
+    char *at = view ? view_slot(view, seg) : NULL;
     char *p = mmap(at, weft_rt.seg[seg].size, PROT_READ | PROT_WRITE,
                    MAP_SHARED | (at ? MAP_FIXED : 0), fd, 0);
     return p == MAP_FAILED ? NULL : p;
@@ -349,8 +356,7 @@ void weft_onnode_init(void)
     for (int s = 0; s < WEFT_NSEGS; s++) {
         memcpy(weft_onnode.fast[s], weft_onnode.base[s], (size_t)n * sizeof(char *));
         if (weft_onnode.window)
-            weft_onnode.fast[s][me] = weft_onnode.view[me] +
-                                      (s == WEFT_SEG_HEAP ? 0 : weft_onnode.window_data);
+            weft_onnode.fast[s][me] = view_slot(weft_onnode.view[me], s);
     }
     if (weft_onnode.window)
         segv_install();
