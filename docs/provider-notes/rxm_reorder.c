@@ -117,17 +117,25 @@ static void post_recv(int j)
     CK(r);
 }
 
-/* Read A's CQ once; count send completions by whose send they were. */
-static void progress_a(void)
+/* Read up to 16 completions of this process's CQ; an error entry stops
+ * the probe (who: "A" or "B" in the message). */
+static ssize_t read_cq(const char *who, struct fi_cq_data_entry e[16])
 {
-    struct fi_cq_data_entry e[16];
     ssize_t n = fi_cq_read(cq, e, 16);
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = {0};
         fi_cq_readerr(cq, &err, 0);
-        fprintf(stderr, "[A] cq error %s\n", fi_strerror(err.err));
+        fprintf(stderr, "[%s] cq error %s\n", who, fi_strerror(err.err));
         fail();
     }
+    return n;
+}
+
+/* Read A's CQ once; count send completions by whose send they were. */
+static void progress_a(void)
+{
+    struct fi_cq_data_entry e[16];
+    ssize_t n = read_cq("A", e);
     for (ssize_t k = 0; k < n; k++) {
         if (e[k].op_context == &sctx[NMAX])
             __atomic_add_fetch(&thr_done, 1, __ATOMIC_ACQ_REL);
@@ -257,13 +265,7 @@ static void run_b(void)
         }
         while (got <= nfirst) {
             struct fi_cq_data_entry e[16];
-            ssize_t n = fi_cq_read(cq, e, 16);
-            if (n == -FI_EAVAIL) {
-                struct fi_cq_err_entry err = {0};
-                fi_cq_readerr(cq, &err, 0);
-                fprintf(stderr, "[B] cq error %s\n", fi_strerror(err.err));
-                fail();
-            }
+            ssize_t n = read_cq("B", e);
             if (n <= 0) {
                 check_time("B receiving");
                 sched_yield();
