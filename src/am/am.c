@@ -349,12 +349,13 @@ int weft_ame_poll_onnode(int replies_only)
      * and one published before it is seen by the scan below. */
     __atomic_exchange_n(&a->exists, 0, __ATOMIC_ACQ_REL);
     int n = drain(1);
-    if (replies_only) {
-        /* Requests stay for a poll outside the handler. */
+    if (!replies_only)
+        n += drain(0);
+    else /* requests stay for a poll outside the handler */
         __atomic_store_n(&a->exists, 1, __ATOMIC_RELAXED);
-        return n;
-    }
-    return n + drain(0);
+    if (n)
+        __atomic_add_fetch(&weft_rt.onnode_msgs_served, (unsigned long)n, __ATOMIC_RELAXED);
+    return n;
 }
 
 int weft_ame_poll_local(void)

@@ -84,6 +84,9 @@ struct weft_runtime {
     /* The heap ends below the program's lowest page, less than its base
      * alignment away: heap and static data fit one window (onnode.c). */
     int heap_below_program;
+    /* Messages the active-message engine's on-node channels delivered to
+     * this PE: requests it served (sync.c's idle naps look at it). */
+    unsigned long onnode_msgs_served;
 };
 
 extern struct weft_runtime weft_rt;
@@ -301,6 +304,9 @@ void weft_barrier_all_internal(void);
 /* Polling helper: every wait loop in the library calls this each spin so
  * progress happens and oversubscribed PEs yield the CPU after a short spin. */
 void weft_poll_yield(unsigned *spins);
+/* 1 if this host runs more of the job's PEs than it has CPUs. Needs the
+ * host identities (weft_node_init). */
+int weft_host_oversubscribed(void);
 
 /* Symmetric heap allocator (core/heap.c). All collective callers pass the
  * same sizes in the same order so offsets agree on every PE. */

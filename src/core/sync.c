@@ -1,7 +1,9 @@
 /* sync.c owns waiting: the polling helper every wait loop uses (progress,
- * then yield the CPU after a short spin so oversubscribed PEs share cores)
- * and the world barrier the runtime needs before teams exist. */
+ * then yield the CPU after a short spin so oversubscribed PEs share cores,
+ * and nap when a long wait serves nobody) and the world barrier the
+ * runtime needs before teams exist. */
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../transport/transport.h"
@@ -26,16 +28,85 @@ static unsigned spin_budget, spin_ceiling, spin_prev;
 #define YIELD_EVERY 64u
 static int yield_sparsely;
 
+int weft_host_oversubscribed(void)
+{
+    if (!weft_rt.pe_host)
+        return 0;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int here = 0;
+    for (int pe = 0; pe < weft_rt.n_pes; pe++)
+        here += weft_rt.pe_host[pe] == weft_rt.pe_host[weft_rt.my_pe];
+    return cpus <= 0 || here > cpus;
+}
+
+/* Idle naps, where this host's PEs outnumber its CPUs. A waiting PE yields
+ * the CPU, but sched_yield only hands it to another runnable PE, which is
+ * often one waiting too and yields it back: a PE whose progress serves a
+ * peer (libfabric shm: its reads and atomics complete in the target's
+ * progress) then gets the CPU for a few microseconds out of every switch
+ * (fetch-add at 4 PEs on 2 cores over shm, PEs 2 and 3 idle in a barrier:
+ * 8-68 us; 1.0-1.3 us with the naps). So a wait that has served no peer for IDLE_AFTER_NS sleeps
+ * instead, for a quarter of the time it has been idle (a late wake-up
+ * costs at most that fraction of the wait), at most WEFT_IDLE_NAP us; the
+ * PEs that serve keep the CPUs. Served requests are counted where they can
+ * be seen (weft_tx_served, and the active-message engine's on-node
+ * deliveries); where they cannot (tcp;ofi_rxm's RMA), PEs never nap. Per
+ * thread: each thread of a PE waits on its own. */
+#define IDLE_AFTER_NS 200000ull
+static long long idle_nap_max_ns = -1; /* -1: not decided yet */
+/* A PE that serves keeps yielding, and each sched_yield is a system call
+ * during which the requests it serves wait; once the idle PEs nap it is
+ * usually alone on its CPU. So a yield that came back within
+ * YIELD_ALONE_NS (nobody else ran) doubles the polls until the next one,
+ * up to YIELD_EVERY, and one that did not (the CPU was wanted) brings it
+ * back to every poll (shm, 4 PEs on 2 CPUs, PEs 2 and 3 napping: fetching
+ * atomics 0.76-0.95 us -> 0.52-0.68, get 0.90-1.94 -> 0.69-1.09). Only
+ * where PEs can nap: elsewhere the other PEs are there, yielding too. */
+#define YIELD_ALONE_NS 2000ull
+static __thread struct {
+    unsigned last_s;   /* spins at the previous look: fewer means a new wait */
+    unsigned stride;   /* polls between yields, a power of 2 (0: 1) */
+    uint64_t served;   /* requests served, at that look */
+    uint64_t since_ns; /* the wait started or last served a peer */
+} idle;
+
+static uint64_t clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* 1 if the caller napped (then it need not yield), 0 if not, -1 if this
+ * PE cannot tell whether it serves anyone. t: the clock now. */
+static int idle_nap(unsigned s, uint64_t t)
+{
+    uint64_t served;
+    if (!weft_tx_served(&served))
+        return -1;
+    served += __atomic_load_n(&weft_rt.onnode_msgs_served, __ATOMIC_RELAXED);
+    if (s <= idle.last_s || served != idle.served) {
+        idle.last_s = s;
+        idle.served = served;
+        idle.since_ns = t;
+        return 0;
+    }
+    idle.last_s = s;
+    uint64_t idle_ns = t - idle.since_ns;
+    if (idle_ns < IDLE_AFTER_NS)
+        return 0;
+    uint64_t nap = idle_ns / 4;
+    if (nap > (uint64_t)idle_nap_max_ns)
+        nap = (uint64_t)idle_nap_max_ns;
+    struct timespec ts = {(time_t)(nap / 1000000000ull), (long)(nap % 1000000000ull)};
+    nanosleep(&ts, NULL);
+    return 1;
+}
+
 static void spin_init(void)
 {
-    int fits = 0;
-    if (weft_rt.pe_host) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        int here = 0;
-        for (int pe = 0; pe < weft_rt.n_pes; pe++)
-            here += weft_rt.pe_host[pe] == weft_rt.pe_host[weft_rt.my_pe];
-        fits = cpus > 0 && here <= cpus;
-    }
+    int fits = weft_rt.pe_host && !weft_host_oversubscribed();
+    idle_nap_max_ns = weft_rt.pe_host && !fits ? weft_tun_int(WEFT_TUN_IDLE_NAP) * 1000 : 0;
     if (weft_tun_is_set(WEFT_TUN_SPIN_YIELD)) {
         long long v = weft_tun_int(WEFT_TUN_SPIN_YIELD);
         spin_ceiling = v < 0 ? 0u : v > 1000000000 ? 1000000000u : (unsigned)v;
@@ -72,7 +143,8 @@ void weft_poll_yield(unsigned *spins)
     if (s == budget + 1 && budget > SPIN_MIN && !weft_tun_is_set(WEFT_TUN_SPIN_YIELD))
         __atomic_store_n(&spin_budget, budget / 2 < SPIN_MIN ? SPIN_MIN : budget / 2,
                          __ATOMIC_RELAXED);
-    if (yield_sparsely && (s & (YIELD_EVERY - 1))) {
+    unsigned stride = yield_sparsely ? YIELD_EVERY : idle.stride;
+    if (stride > 1 && (s & (stride - 1))) {
         __builtin_ia32_pause();
         return;
     }
@@ -81,14 +153,27 @@ void weft_poll_yield(unsigned *spins)
      * (reading it on every poll took a sixth of a waiting target's time
      * over libfabric shm, time in which the requests it serves wait). */
     weft_wait_slow(s);
-    /* Past the spin a waiting PE yields the core, and never naps, even
-     * when this host's PEs outnumber its CPUs: a nap lasts 100 us or more
+    /* Past the spin a waiting PE yields the core. It naps only when it
+     * has served no peer for a while (idle_nap): a nap lasts 100 us or more
      * whatever is asked (the kernel's timer slack), and the peers' reads,
-     * atomics and quiets its progress serves here would wait that long for
-     * each (fetch-add at 4 PEs on 2 cores over shm: 70-260 us with naps,
-     * 3-29 us yielding). sched_yield hands the core to a runnable PE on
-     * it, or returns at once when none wants it; oversubscribed test jobs
-     * ran no slower without naps (docs/performance.md). */
+     * atomics and quiets a serving PE's progress answers would wait that
+     * long for each (fetch-add at 4 PEs on 2 cores over shm: 70-260 us
+     * when every waiting PE napped, 3-29 us yielding). sched_yield hands
+     * the core to a runnable PE on it, or returns at once when none wants
+     * it. */
+    if (idle_nap_max_ns > 0) {
+        uint64_t t = clock_ns();
+        int napped = idle_nap(s, t);
+        if (napped > 0) {
+            idle.stride = 1;
+            return;
+        }
+        sched_yield();
+        unsigned next = stride < YIELD_EVERY ? (stride ? stride * 2 : 2) : YIELD_EVERY;
+        if (napped == 0) /* where nobody naps, the other PEs are there */
+            idle.stride = clock_ns() - t < YIELD_ALONE_NS ? next : 1;
+        return;
+    }
     sched_yield();
 }
 

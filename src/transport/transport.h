@@ -164,6 +164,18 @@ static inline void weft_tx_progress(void)
     if (!weft_onnode.all_direct)
         weft_ofi_progress();
 }
+/* Requests of peers this PE's progress has served so far, into *count;
+ * returns 0 when that cannot be told (then a waiting PE must not nap:
+ * core/sync.c). With every PE direct a PE serves nobody: peers reach its
+ * memory without it. */
+static inline int weft_tx_served(uint64_t *count)
+{
+    if (weft_onnode.all_direct) {
+        *count = 0;
+        return 1;
+    }
+    return weft_ofi_served(count);
+}
 
 /* ---- counters (counting puts and pushes, src/api/counting.c) -------------
  * weft_tx_put_count: len bytes from src to (seg, off) at pe, then amount

@@ -150,6 +150,12 @@ void weft_ofi_fence(struct weft_ofi_tx *tx);
 /* Make progress on incoming requests (software atomics, provider manual
  * progress). Called by every wait loop. Cheap when there is nothing to do. */
 void weft_ofi_progress(void);
+/* Requests of peers served so far by this PE's progress: messages
+ * received, plus the remote reads, writes and atomics the provider counts
+ * (FI_RMA_EVENT; counted only where this host is oversubscribed, the one
+ * place it is read). Returns 0, with *count untouched, where those cannot
+ * be counted (tcp;ofi_rxm, or not oversubscribed). */
+int weft_ofi_served(uint64_t *count);
 
 /* Introspection for weft-info and SHMEM_INFO. */
 WEFT_EXPORT const char *weft_ofi_provider_name(void);

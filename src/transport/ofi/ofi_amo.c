@@ -59,6 +59,30 @@ static void amo_req_handler(int src, uint32_t a0, const uint64_t *args, int narg
 static void amo_rep_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
                             const void *payload, size_t len);
 
+/* Small gets as fetching atomic reads of bytes, on shm only: shm serves
+ * every fi_read with a system call in the target (process_vm_writev, its
+ * "iov" protocol, whatever the size), while a fetching atomic is answered
+ * from the target's progress through shared memory (its "inject"
+ * protocol). Not on other providers, whose fi_read is the hardware's own
+ * read; not with WEFT_AMO=software, which keeps the provider's atomics out. */
+#ifndef WEFT_GET_BY_ATOMIC_MAX
+#define WEFT_GET_BY_ATOMIC_MAX 256
+#endif
+static void init_get_by_atomic(const char *prov)
+{
+    weft_ofi.get_by_atomic_max = 0;
+    if (strcmp(prov, "shm") || !weft_ofi.have_atomic_cap || weft_ofi.amo_forced_software)
+        return;
+    struct fi_atomic_attr attr;
+    memset(&attr, 0, sizeof attr);
+    if (fi_query_atomic(weft_ofi.domain, FI_UINT8, FI_ATOMIC_READ, &attr, FI_FETCH_ATOMIC) ||
+        attr.size != 1)
+        return;
+    weft_ofi.get_by_atomic_max = attr.count < WEFT_GET_BY_ATOMIC_MAX ? attr.count
+                                                                     : WEFT_GET_BY_ATOMIC_MAX;
+    weft_debug("ofi: gets of up to %zu bytes as atomic reads", weft_ofi.get_by_atomic_max);
+}
+
 void weft_ofi_amo_init(void)
 {
     weft_ame_sys_register(WEFT_AME_SYS_AMO_REQ, amo_req_handler);
@@ -68,6 +92,7 @@ void weft_ofi_amo_init(void)
     int rxm = strstr(prov, "ofi_rxm") != NULL;
     weft_ofi.inject_atomic_acked = rxm;
     weft_ofi.atomics_by_target_cpu = rxm || !strcmp(prov, "shm");
+    init_get_by_atomic(prov);
     for (int d = 0; d < WEFT_DT_NTYPES; d++) {
         int all = 1;
         for (int o = 0; o < WEFT_AMO_NOPS; o++) {

@@ -486,6 +486,10 @@ int weft_ofi_tx_open(struct weft_ofi_tx *tx, struct fid_cq *cq, int warn)
                  "fi_ep_bind(cq)");
         TX_CHECK(fi_ep_bind(tx->ep, &tx->wcntr->fid, FI_WRITE), "fi_ep_bind(write counter)");
         TX_CHECK(fi_ep_bind(tx->ep, &tx->rcntr->fid, FI_READ), "fi_ep_bind(read counter)");
+        if (tx == &weft_ofi_tx0 && weft_ofi.served_cntr)
+            TX_CHECK(fi_ep_bind(tx->ep, &weft_ofi.served_cntr->fid,
+                                FI_REMOTE_WRITE | FI_REMOTE_READ),
+                     "fi_ep_bind(remote access counter)");
         int rc = fi_enable(tx->ep);
         if (rc == 0)
             break;
@@ -693,6 +697,18 @@ int weft_ofi_init(int thread_multiple)
     if (!weft_ofi.cq_wait_fd)
         CHECK(fi_cq_open(weft_ofi.domain, &cqa, &weft_ofi.cq, NULL), "fi_cq_open");
 
+    /* Peers' reads, writes and atomics served by this PE's progress are
+     * counted where the host is oversubscribed, so that a waiting PE can
+     * tell whether it serves anyone (core/sync.c, idle naps). shm counts
+     * them (FI_RMA_EVENT); tcp;ofi_rxm cannot, and its PEs never nap. */
+    if (weft_host_oversubscribed() && (weft_ofi.info->caps & FI_RMA_EVENT) &&
+        weft_tun_int(WEFT_TUN_IDLE_NAP) > 0) {
+        struct fi_cntr_attr ca;
+        memset(&ca, 0, sizeof ca);
+        ca.events = FI_CNTR_EVENTS_COMP;
+        CHECK(fi_cntr_open(weft_ofi.domain, &ca, &weft_ofi.served_cntr, NULL),
+              "fi_cntr_open(remote access)");
+    }
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
     if (weft_ofi_tx_open(tx, weft_ofi.cq, 1) != 0)
         return -1;
@@ -846,6 +862,11 @@ void weft_ofi_fini(void)
     weft_ofi.coalesce = 0; /* tx_close below frees its buffers */
     weft_ofi_ctx_fini();
     weft_ofi_tx_close(tx);
+    if (weft_ofi.served_cntr) { /* after tx0's endpoint, which holds it */
+        struct fid_cntr *c = weft_ofi.served_cntr;
+        weft_ofi.served_cntr = NULL;
+        fi_close(&c->fid);
+    }
     for (int s = 0; s < WEFT_NSEGS; s++)
         if (weft_ofi.mr[s])
             fi_close(&weft_ofi.mr[s]->fid);

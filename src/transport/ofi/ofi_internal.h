@@ -224,9 +224,13 @@ struct weft_ofi_state {
     uint8_t dt_native[WEFT_DT_NTYPES];
     int amo_forced_software;
     int have_atomic_cap;
+    size_t get_by_atomic_max; /* gets up to this many bytes go as atomic reads */
     /* progress (ofi_progress.c) */
     int progress_lock; /* trylock flag: one thread drains the CQ at a time */
     unsigned long app_polls; /* progress calls by application threads */
+    unsigned long msgs_served; /* CQ entries drained: peers' messages and
+                                * immediate data (and our sends' ends) */
+    struct fid_cntr *served_cntr; /* remote accesses to tx0 (FI_RMA_EVENT), or NULL */
     int cq_wait_fd;          /* the CQ was opened with FI_WAIT_FD */
     int wait_fd;             /* its descriptor, or -1: the thread naps */
     pthread_t thread;

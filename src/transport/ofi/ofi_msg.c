@@ -362,6 +362,9 @@ void weft_am_poll(void)
         }
         if (n < 0)
             weft_ofi_fail("fi_cq_read", -1, n);
+        /* Relaxed: one drainer at a time; weft_ofi_served reads it. */
+        __atomic_store_n(&weft_ofi.msgs_served,
+                         weft_ofi.msgs_served + (unsigned long)n, __ATOMIC_RELAXED);
         for (ssize_t i = 0; i < n; i++) {
             if (ev[i].flags & FI_REMOTE_CQ_DATA) {
                 apply_count(ev[i].data);
