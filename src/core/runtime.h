@@ -307,6 +307,9 @@ void weft_poll_yield(unsigned *spins);
 /* 1 if this host runs more of the job's PEs than it has CPUs. Needs the
  * host identities (weft_node_init). */
 int weft_host_oversubscribed(void);
+/* 1 if waiting PEs that serve nobody may nap (sync.c): the host is
+ * oversubscribed and WEFT_IDLE_NAP is not 0. */
+int weft_idle_naps_possible(void);
 
 /* Symmetric heap allocator (core/heap.c). All collective callers pass the
  * same sizes in the same order so offsets agree on every PE. */

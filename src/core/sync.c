@@ -45,15 +45,15 @@ int weft_host_oversubscribed(void)
  * peer (libfabric shm: its reads and atomics complete in the target's
  * progress) then gets the CPU for a few microseconds out of every switch
  * (fetch-add at 4 PEs on 2 cores over shm, PEs 2 and 3 idle in a barrier:
- * 8-68 us; 1.0-1.3 us with the naps). So a wait that has served no peer for IDLE_AFTER_NS sleeps
- * instead, for a quarter of the time it has been idle (a late wake-up
- * costs at most that fraction of the wait), at most WEFT_IDLE_NAP us; the
- * PEs that serve keep the CPUs. Served requests are counted where they can
+ * 8-68 us; 1.0-1.3 us with the naps). So a wait that has served no peer
+ * for IDLE_AFTER_NS sleeps instead, for a quarter of the time it has been
+ * idle (a late wake-up costs at most that fraction of the wait), at most
+ * WEFT_IDLE_NAP us; the PEs that serve keep the CPUs. Served requests are counted where they can
  * be seen (weft_tx_served, and the active-message engine's on-node
  * deliveries); where they cannot (tcp;ofi_rxm's RMA), PEs never nap. Per
  * thread: each thread of a PE waits on its own. */
 #define IDLE_AFTER_NS 200000ull
-static long long idle_nap_max_ns = -1; /* -1: not decided yet */
+static long long idle_nap_max_ns; /* 0: no naps */
 /* A PE that serves keeps yielding, and each sched_yield is a system call
  * during which the requests it serves wait; once the idle PEs nap it is
  * usually alone on its CPU. So a yield that came back within
@@ -69,6 +69,11 @@ static __thread struct {
     uint64_t served;   /* requests served, at that look */
     uint64_t since_ns; /* the wait started or last served a peer */
 } idle;
+
+int weft_idle_naps_possible(void)
+{
+    return weft_host_oversubscribed() && weft_tun_int(WEFT_TUN_IDLE_NAP) > 0;
+}
 
 static uint64_t clock_ns(void)
 {
@@ -106,7 +111,7 @@ static int idle_nap(unsigned s, uint64_t t)
 static void spin_init(void)
 {
     int fits = weft_rt.pe_host && !weft_host_oversubscribed();
-    idle_nap_max_ns = weft_rt.pe_host && !fits ? weft_tun_int(WEFT_TUN_IDLE_NAP) * 1000 : 0;
+    idle_nap_max_ns = weft_idle_naps_possible() ? weft_tun_int(WEFT_TUN_IDLE_NAP) * 1000 : 0;
     if (weft_tun_is_set(WEFT_TUN_SPIN_YIELD)) {
         long long v = weft_tun_int(WEFT_TUN_SPIN_YIELD);
         spin_ceiling = v < 0 ? 0u : v > 1000000000 ? 1000000000u : (unsigned)v;

@@ -152,9 +152,9 @@ void weft_ofi_fence(struct weft_ofi_tx *tx);
 void weft_ofi_progress(void);
 /* Requests of peers served so far by this PE's progress: messages
  * received, plus the remote reads, writes and atomics the provider counts
- * (FI_RMA_EVENT; counted only where this host is oversubscribed, the one
- * place it is read). Returns 0, with *count untouched, where those cannot
- * be counted (tcp;ofi_rxm, or not oversubscribed). */
+ * (FI_RMA_EVENT; counted only where idle PEs may nap, the one place it is
+ * read: weft_idle_naps_possible). Returns 0, with *count untouched, where
+ * those are not counted (tcp;ofi_rxm, or no naps). */
 int weft_ofi_served(uint64_t *count);
 
 /* Introspection for weft-info and SHMEM_INFO. */

@@ -65,9 +65,7 @@ static void amo_rep_handler(int src, uint32_t a0, const uint64_t *args, int narg
  * from the target's progress through shared memory (its "inject"
  * protocol). Not on other providers, whose fi_read is the hardware's own
  * read; not with WEFT_AMO=software, which keeps the provider's atomics out. */
-#ifndef WEFT_GET_BY_ATOMIC_MAX
-#define WEFT_GET_BY_ATOMIC_MAX 256
-#endif
+#define WEFT_GET_BY_ATOMIC_MAX 256 /* 512 B: level with fi_read; 1 KiB: slower */
 static void init_get_by_atomic(const char *prov)
 {
     weft_ofi.get_by_atomic_max = 0;

@@ -701,8 +701,7 @@ int weft_ofi_init(int thread_multiple)
      * counted where the host is oversubscribed, so that a waiting PE can
      * tell whether it serves anyone (core/sync.c, idle naps). shm counts
      * them (FI_RMA_EVENT); tcp;ofi_rxm cannot, and its PEs never nap. */
-    if (weft_host_oversubscribed() && (weft_ofi.info->caps & FI_RMA_EVENT) &&
-        weft_tun_int(WEFT_TUN_IDLE_NAP) > 0) {
+    if (weft_idle_naps_possible() && (weft_ofi.info->caps & FI_RMA_EVENT)) {
         struct fi_cntr_attr ca;
         memset(&ca, 0, sizeof ca);
         ca.events = FI_CNTR_EVENTS_COMP;

@@ -254,26 +254,21 @@ static void get_nbi_held(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t of
     }
     char *d = dst;
     uint64_t raddr = weft_ofi_raddr(pe, seg, off), key = weft_ofi_rkey(pe, seg);
-    if (len <= weft_ofi.get_by_atomic_max) { /* shm: ofi_amo.c, init_get_by_atomic */
-        struct weft_ofi_retry r = {0, 0};
-        ssize_t rc;
-        while ((rc = fi_fetch_atomic(tx->ep, d, len, desc, d, desc, (fi_addr_t)pe, raddr, key,
-                                     FI_UINT8, FI_ATOMIC_READ, NULL)) == -FI_EAGAIN)
-            weft_ofi_retry_wait(tx, &r, "fi_fetch_atomic", pe);
-        if (WEFT_UNLIKELY(rc))
-            weft_ofi_fail("fi_fetch_atomic", pe, rc);
-        tx->r_issued++;
-        weft_ofi_set_active(tx, 1);
-        return;
-    }
+    /* A small get as an atomic read of bytes (shm: ofi_amo.c,
+     * init_get_by_atomic); it is below max_msg, so one pass. */
+    int by_atomic = len <= weft_ofi.get_by_atomic_max;
+    const char *what = by_atomic ? "fi_fetch_atomic" : "fi_read";
     while (len) {
         size_t c = min_sz(len, weft_ofi.max_msg);
         struct weft_ofi_retry r = {0, 0};
         ssize_t rc;
-        while ((rc = fi_read(tx->ep, d, c, desc, (fi_addr_t)pe, raddr, key, NULL)) == -FI_EAGAIN)
-            weft_ofi_retry_wait(tx, &r, "fi_read", pe);
+        while ((rc = by_atomic ? fi_fetch_atomic(tx->ep, d, c, desc, d, desc, (fi_addr_t)pe, raddr,
+                                                 key, FI_UINT8, FI_ATOMIC_READ, NULL)
+                               : fi_read(tx->ep, d, c, desc, (fi_addr_t)pe, raddr, key, NULL)) ==
+               -FI_EAGAIN)
+            weft_ofi_retry_wait(tx, &r, what, pe);
         if (WEFT_UNLIKELY(rc))
-            weft_ofi_fail("fi_read", pe, rc);
+            weft_ofi_fail(what, pe, rc);
         tx->r_issued++;
         weft_ofi_set_active(tx, 1);
         d += c;
