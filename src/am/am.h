@@ -196,6 +196,7 @@ enum {
     WEFT_AME_SYS_AMO_REQ = 0,
     WEFT_AME_SYS_AMO_REP = 1, /* also the acknowledgement of a put batch */
     WEFT_AME_SYS_PUT_BATCH = 2,
+    WEFT_AME_SYS_SIGNAL_ADD = 3, /* a collective's counter signal, unanswered */
     WEFT_AME_SYS_N = 4
 };
 typedef void (*weft_ame_sys_fn)(int src, uint32_t a0, const uint64_t *args, int nargs,

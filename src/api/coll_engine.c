@@ -135,7 +135,7 @@ static void coll_signal(struct weft_coll *c, int idx, int pe, int fence, int64_t
     if (fence)
         weft_tx_fence(ctx0);
     uint64_t off = c->foff + (uint64_t)cidx(c, idx) * sizeof(uint64_t);
-    weft_tx_amo(ctx0, WEFT_AMO_ADD, WEFT_DT_I64, c->fseg, off, &v, NULL, NULL, wpe(c, pe));
+    weft_tx_signal_add(ctx0, c->fseg, off, (uint64_t)v, wpe(c, pe));
 }
 
 /* What the hang report prints for a PE blocked on counter m (sync.c). */

@@ -27,6 +27,16 @@ static unsigned spin_budget, spin_ceiling, spin_prev;
  * still gets them within 64 polls. */
 #define YIELD_EVERY 64u
 static int yield_sparsely;
+/* Where this host's PEs outnumber its CPUs, the peer a wait needs may be
+ * the PE it shares a CPU with, and spinning only keeps that one off it.
+ * A poll over shm costs about 0.1 us, so the 64 polls are short; one whose
+ * progress makes system calls (tcp;ofi_rxm reads its sockets) costs 1-2
+ * us, and 64 of them were 100 us and more (barriers at 4 PEs on 2 CPUs
+ * over tcp: 130 -> 59 us, active-set form 1260 -> 133 us; point-to-point
+ * unchanged), so there the spin also ends after SPIN_SYSCALLS_NS. Not over
+ * shm: a clock read per poll was a tenth of a fetch-add. */
+#define SPIN_SYSCALLS_NS 5000ull
+static int spin_timed; /* oversubscribed, without a fixed WEFT_SPIN_YIELD */
 
 int weft_host_oversubscribed(void)
 {
@@ -48,10 +58,12 @@ int weft_host_oversubscribed(void)
  * 8-68 us; 1.0-1.3 us with the naps). So a wait that has served no peer
  * for IDLE_AFTER_NS sleeps instead, for a quarter of the time it has been
  * idle (a late wake-up costs at most that fraction of the wait), at most
- * WEFT_IDLE_NAP us; the PEs that serve keep the CPUs. Served requests are counted where they can
- * be seen (weft_tx_served, and the active-message engine's on-node
- * deliveries); where they cannot (tcp;ofi_rxm's RMA), PEs never nap. Per
- * thread: each thread of a PE waits on its own. */
+ * WEFT_IDLE_NAP us; the PEs that serve keep the CPUs. Served requests
+ * are counted where they can be seen (weft_tx_served, and the
+ * active-message engine's on-node deliveries); where they cannot
+ * (tcp;ofi_rxm's RMA), the nap waits on the provider's descriptor, which a
+ * request ends (idle_nap). Per thread: each thread of a PE waits on its
+ * own. */
 #define IDLE_AFTER_NS 200000ull
 static long long idle_nap_max_ns; /* 0: no naps */
 /* A PE that serves keeps yielding, and each sched_yield is a system call
@@ -68,6 +80,7 @@ static __thread struct {
     unsigned stride;   /* polls between yields, a power of 2 (0: 1) */
     uint64_t served;   /* requests served, at that look */
     uint64_t since_ns; /* the wait started or last served a peer */
+    uint64_t spin_start_ns; /* spin_timed: the clock at the wait's first poll */
 } idle;
 
 int weft_idle_naps_possible(void)
@@ -83,11 +96,16 @@ static uint64_t clock_ns(void)
 }
 
 /* 1 if the caller napped (then it need not yield), 0 if not, -1 if this
- * PE cannot tell whether it serves anyone. t: the clock now. */
+ * PE cannot tell whether it serves anyone. t: the clock now. Where served
+ * requests cannot be counted but the provider has a wait object (tcp;ofi_rxm:
+ * the CQ's descriptor, which wakes for a peer's RMA as well as for its
+ * messages), the nap is spent in that object: a request that arrives ends
+ * it at once, and counts as serving. */
 static int idle_nap(unsigned s, uint64_t t)
 {
-    uint64_t served;
-    if (!weft_tx_served(&served))
+    uint64_t served = 0;
+    int counted = weft_tx_served(&served);
+    if (!counted && !weft_tx_can_block())
         return -1;
     served += __atomic_load_n(&weft_rt.onnode_msgs_served, __ATOMIC_RELAXED);
     if (s <= idle.last_s || served != idle.served) {
@@ -103,6 +121,14 @@ static int idle_nap(unsigned s, uint64_t t)
     uint64_t nap = idle_ns / 4;
     if (nap > (uint64_t)idle_nap_max_ns)
         nap = (uint64_t)idle_nap_max_ns;
+    if (!counted) {
+        int woke = weft_tx_block(nap);
+        if (woke < 0)
+            return 0;
+        if (woke > 0)
+            idle.since_ns = clock_ns();
+        return 1;
+    }
     struct timespec ts = {(time_t)(nap / 1000000000ull), (long)(nap % 1000000000ull)};
     nanosleep(&ts, NULL);
     return 1;
@@ -120,17 +146,18 @@ static void spin_init(void)
     }
     spin_ceiling = fits ? 20000 : SPIN_MIN;
     yield_sparsely = fits;
+    spin_timed = weft_rt.pe_host && !fits;
     __atomic_store_n(&spin_budget, SPIN_MIN, __ATOMIC_RELAXED);
 }
 
-void weft_poll_yield(unsigned *spins)
+/* The pause between two polls of a wait: a spin, a yield or a nap. */
+static void poll_pause(unsigned *spins)
 {
     static int ready; /* spin_init ran with the host identities known */
     if (WEFT_UNLIKELY(!ready)) {
         spin_init();
         ready = weft_rt.pe_host != NULL || weft_tun_is_set(WEFT_TUN_SPIN_YIELD);
     }
-    weft_tx_progress();
     unsigned s = ++*spins;
     unsigned budget = __atomic_load_n(&spin_budget, __ATOMIC_RELAXED);
     if (s == 1) { /* a new wait: did the previous one end while spinning? */
@@ -141,9 +168,22 @@ void weft_poll_yield(unsigned *spins)
         }
     }
     __atomic_store_n(&spin_prev, s, __ATOMIC_RELAXED);
-    if (s <= budget) {
+    if (s <= budget && !spin_timed) {
         __builtin_ia32_pause();
         return;
+    }
+    if (s <= budget) { /* oversubscribed */
+        if (!weft_tx_progress_syscalls()) {
+            __builtin_ia32_pause();
+            return;
+        }
+        uint64_t t = clock_ns();
+        if (s == 1)
+            idle.spin_start_ns = t;
+        if (t - idle.spin_start_ns < SPIN_SYSCALLS_NS) {
+            __builtin_ia32_pause();
+            return;
+        }
     }
     if (s == budget + 1 && budget > SPIN_MIN && !weft_tun_is_set(WEFT_TUN_SPIN_YIELD))
         __atomic_store_n(&spin_budget, budget / 2 < SPIN_MIN ? SPIN_MIN : budget / 2,
@@ -180,6 +220,17 @@ void weft_poll_yield(unsigned *spins)
         return;
     }
     sched_yield();
+}
+
+/* Progress comes after the pause, right before the caller looks at its
+ * condition again: a nap on the provider's wait object must not follow a
+ * progress call that has just written what the caller waits for (a flag
+ * landed by that call would stay unseen for the whole nap: put + fence +
+ * flag at 4 PEs over tcp, one nap per round trip). */
+void weft_poll_yield(unsigned *spins)
+{
+    poll_pause(spins);
+    weft_tx_progress();
 }
 
 /* Dissemination barrier over world: in round r PE i signals PE

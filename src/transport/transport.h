@@ -109,6 +109,17 @@ static inline void weft_tx_amo_nbi(struct weft_ctx *c, enum weft_amo_op op, enum
     else
         weft_ofi_amo_nbi(c->ofi, op, dt, seg, off, operand, compare, result, pe);
 }
+/* A collective's signal: value added to a 64-bit counter that pe waits
+ * for; a later quiet need not complete it. */
+static inline void weft_tx_signal_add(struct weft_ctx *c, int seg, uint64_t off, uint64_t value,
+                                      int pe)
+{
+    char *p = weft_onnode_addr(seg, off, pe);
+    if (p)
+        weft_cpu_amo(WEFT_AMO_ADD, WEFT_DT_I64, p, &value, NULL, NULL);
+    else
+        weft_ofi_signal_add(c->ofi, seg, off, value, pe);
+}
 /* 1 when this PE may apply an atomic on dt to its own symmetric memory
  * with a CPU atomic although peers' atomics on it may be in flight: every
  * path applies those with CPU atomics in this process. */
@@ -175,6 +186,24 @@ static inline int weft_tx_served(uint64_t *count)
         return 1;
     }
     return weft_ofi_served(count);
+}
+/* A progress call costs system calls (core/sync.c bounds spins in time). */
+static inline int weft_tx_progress_syscalls(void)
+{
+    return !weft_onnode.all_direct && weft_ofi_progress_syscalls;
+}
+/* Whether a waiting thread can sleep until a peer's request or reply
+ * arrives (weft_tx_block): where served requests cannot be counted, that
+ * is how an idle PE naps without keeping a serving one waiting. */
+static inline int weft_tx_can_block(void)
+{
+    return !weft_onnode.all_direct && weft_ofi_can_block();
+}
+/* Sleep at most ns, or until traffic arrives: 1 if it did (or was already
+ * there), 0 if the time ran out, -1 if the provider refused the wait. */
+static inline int weft_tx_block(uint64_t ns)
+{
+    return weft_ofi_block(ns);
 }
 
 /* ---- counters (counting puts and pushes, src/api/counting.c) -------------

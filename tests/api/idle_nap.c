@@ -8,9 +8,10 @@
  * and serve nobody. Checked: the counter holds every add, and each idle PE
  * spent less than a fifth of its wait on the CPU (the calling thread's CPU
  * time: with WEFT_IDLE_NAP=0, 4 PEs on 2 CPUs, 48-58%; napping, 1%).
- * The CPU check runs where WT_EXPECT_NAP is set (the paths on which served
- * requests are counted: the direct path and shm) and the host has fewer
- * CPUs than PEs; elsewhere only the sum is checked. */
+ * The CPU check runs where WT_EXPECT_NAP is set (the paths on which idle
+ * PEs can nap: the direct path and shm count the requests they serve, tcp
+ * naps on its CQ's descriptor) and the host has fewer CPUs than PEs;
+ * elsewhere only the sum is checked. */
 #include <time.h>
 
 #include "weft_test.h"

@@ -118,6 +118,10 @@ void weft_ofi_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype d
                   uint64_t off, const void *operand, const void *compare, void *result, int pe);
 void weft_ofi_amo_nbi(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype dt, int seg,
                       uint64_t off, const void *operand, const void *compare, void *result, int pe);
+/* A collective's signal: value added to the 64-bit counter at (seg, off)
+ * on pe, which that PE waits for. Ordered like an atomic behind tx's
+ * earlier writes; a quiet need not complete it. */
+void weft_ofi_signal_add(struct weft_ofi_tx *tx, int seg, uint64_t off, uint64_t value, int pe);
 
 /* Ordering and completion. quiet: every put, AMO and nbi op issued on tx is
  * complete at its target (remotely visible) and every nbi get/fetch result
@@ -131,6 +135,9 @@ void weft_ofi_amo_nbi(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dty
  * it clear, counters take the AMO path (put, fence, atomic add). The same
  * for every PE of a job (one provider, one tunable). */
 extern int weft_ofi_count_imm;
+/* The provider's progress makes system calls (it reads sockets: tcp,
+ * sockets, udp), so a poll costs microseconds. */
+extern int weft_ofi_progress_syscalls;
 #define WEFT_OFI_COUNT_OFF_BITS 40
 #define WEFT_OFI_COUNT_MAX_AMOUNT ((1ull << (64 - WEFT_OFI_COUNT_OFF_BITS)) - 1)
 #define WEFT_OFI_COUNT_DATA(coff, amount) ((coff) | ((uint64_t)(amount) << WEFT_OFI_COUNT_OFF_BITS))
@@ -156,6 +163,11 @@ void weft_ofi_progress(void);
  * read: weft_idle_naps_possible). Returns 0, with *count untouched, where
  * those are not counted (tcp;ofi_rxm, or no naps). */
 int weft_ofi_served(uint64_t *count);
+/* Naps on the CQ's descriptor (weft_tx_can_block, weft_tx_block): possible
+ * where the CQ was opened with one (an oversubscribed host over tcp) and
+ * the thread is not waiting for a context endpoint's own CQ. */
+int weft_ofi_can_block(void);
+int weft_ofi_block(uint64_t ns);
 
 /* Introspection for weft-info and SHMEM_INFO. */
 WEFT_EXPORT const char *weft_ofi_provider_name(void);

@@ -58,6 +58,8 @@ static void amo_req_handler(int src, uint32_t a0, const uint64_t *args, int narg
                             const void *payload, size_t len);
 static void amo_rep_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
                             const void *payload, size_t len);
+static void signal_add_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
+                               const void *payload, size_t len);
 
 /* Small gets as fetching atomic reads of bytes, on shm only: shm serves
  * every fi_read with a system call in the target (process_vm_writev, its
@@ -85,6 +87,7 @@ void weft_ofi_amo_init(void)
 {
     weft_ame_sys_register(WEFT_AME_SYS_AMO_REQ, amo_req_handler);
     weft_ame_sys_register(WEFT_AME_SYS_AMO_REP, amo_rep_handler);
+    weft_ame_sys_register(WEFT_AME_SYS_SIGNAL_ADD, signal_add_handler);
     weft_ofi.amo_forced_software = !strcmp(weft_tun_str(WEFT_TUN_AMO), "software");
     const char *prov = weft_ofi_provider_name();
     int rxm = strstr(prov, "ofi_rxm") != NULL;
@@ -233,6 +236,20 @@ static void sw_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype 
     }
 }
 
+/* a0: seg; args: [0] offset, [1] value. No reply: the PE this runs on is
+ * the one waiting for the count, and nothing else waits for it to land. */
+static void signal_add_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
+                               const void *payload, size_t len)
+{
+    (void)payload;
+    uint64_t off = nargs == 2 ? args[0] : 0;
+    if (nargs != 2 || len != 0 || a0 >= WEFT_NSEGS || off > weft_rt.seg[a0].size ||
+        weft_rt.seg[a0].size - off < sizeof(uint64_t) || (off & 7))
+        weft_fatal("weft_ofi_progress", "malformed collective signal from PE %d", src);
+    __atomic_fetch_add((uint64_t *)(void *)(weft_rt.seg[a0].base + off), args[1],
+                       __ATOMIC_RELEASE);
+}
+
 /* ---- native path ------------------------------------------------------- */
 
 static void native_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype dt, int seg,
@@ -364,5 +381,23 @@ void weft_ofi_amo_nbi(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dty
         native_amo(tx, op, dt, seg, off, operand, compare, result, pe, 0);
     else
         sw_amo(tx, op, dt, seg, off, operand, compare, result, pe, 0);
+    weft_ofi_tx_leave(tx);
+}
+
+/* Software atomics answer every request, for quiet to count; a signal
+ * needs no answer (its target waits for it), which halves the messages of
+ * a pSync collective where atomics are software (tcp;ofi_rxm, the mixed
+ * path). Native atomics are one-sided already. */
+void weft_ofi_signal_add(struct weft_ofi_tx *tx, int seg, uint64_t off, uint64_t value, int pe)
+{
+    if (weft_ofi.dt_native[WEFT_DT_I64] || pe == weft_rt.my_pe) {
+        weft_ofi_amo(tx, WEFT_AMO_ADD, WEFT_DT_I64, seg, off, &value, NULL, NULL, pe);
+        return;
+    }
+    uint64_t args[2] = {off, value};
+    weft_ofi_tx_enter(tx);
+    weft_ofi_amo_order(tx);
+    /* From tx's own endpoint: behind tx's writes in the provider's order. */
+    weft_ame_sys_send(tx, pe, WEFT_AME_SYS_SIGNAL_ADD, (uint32_t)seg, args, 2, NULL, 0);
     weft_ofi_tx_leave(tx);
 }

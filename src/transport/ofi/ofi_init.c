@@ -21,7 +21,7 @@
 #include "ofi_internal.h"
 #include "ofi_msg.h"
 
-struct weft_ofi_state weft_ofi;
+struct weft_ofi_state weft_ofi = {.wait_fd = -1}; /* no descriptor before init */
 
 /* 1: open the CQ with FI_WAIT_FD for the progress thread (see below). */
 #define WEFT_OFI_CQ_WAIT_FD 0
@@ -52,6 +52,17 @@ static long now_sec(void)
     return (long)ts.tv_sec;
 }
 
+/* weft_poll_yield for a wait on tx's completions: a context's endpoint has
+ * its own CQ, which the shared CQ's descriptor does not cover, so such a
+ * wait must not nap on that descriptor (weft_ofi_can_block). */
+static void poll_yield_for(struct weft_ofi_tx *tx, unsigned *spins)
+{
+    int own_cq = tx && tx->cq != weft_ofi.cq;
+    weft_ofi_waiting_own_cq += own_cq;
+    weft_poll_yield(spins);
+    weft_ofi_waiting_own_cq -= own_cq;
+}
+
 void weft_ofi_retry_wait(struct weft_ofi_tx *tx, struct weft_ofi_retry *r, const char *what,
                          int pe)
 {
@@ -59,7 +70,7 @@ void weft_ofi_retry_wait(struct weft_ofi_tx *tx, struct weft_ofi_retry *r, const
         r->start = now_sec();
     if (tx && tx->cq != weft_ofi.cq)
         (void)fi_cntr_read(tx->wcntr); /* util counters progress their endpoints */
-    weft_poll_yield(&r->spins);
+    poll_yield_for(tx, &r->spins);
     if ((r->spins & 1023) == 0 && weft_ofi.retry_timeout > 0 &&
         now_sec() - r->start > weft_ofi.retry_timeout) {
         if (pe >= 0)
@@ -118,7 +129,7 @@ static void wait_cntr(struct weft_ofi_tx *tx, struct fid_cntr *c, uint64_t issue
                        weft_ofi.last_err[0] ? weft_ofi.last_err : "(no detail from provider)");
         }
         if (++polls % COUNTER_POLLS == 0)
-            weft_poll_yield(&spins);
+            poll_yield_for(tx, &spins);
         else
             __builtin_ia32_pause();
         done = fi_cntr_read(c);
@@ -159,6 +170,12 @@ static struct fi_info *base_hints(const char *prov, int mr_local)
     if (prov && *prov)
         h->fabric_attr->prov_name = strdup(prov);
     return h;
+}
+
+/* Providers whose progress reads sockets: each poll costs system calls. */
+static int progress_reads_sockets(const char *prov)
+{
+    return strstr(prov, "tcp") || strstr(prov, "sockets") || strstr(prov, "udp");
 }
 
 static int progress_is_manual(const struct fi_info *fi)
@@ -579,6 +596,7 @@ int weft_ofi_unused(void)
 int weft_ofi_init(int thread_multiple)
 {
     memset(&weft_ofi, 0, sizeof weft_ofi);
+    weft_ofi.wait_fd = -1; /* until weft_ofi_wait_obj_init finds the CQ's */
     pthread_mutex_init(&weft_ofi.ctx_lock, NULL);
     if (all_pes_direct()) {
         weft_ofi.unused = 1;
@@ -685,9 +703,15 @@ int weft_ofi_init(int thread_multiple)
      * provider has one (ofi_progress.c; shm refuses FI_WAIT_FD). Off: on
      * tcp;ofi_rxm a CQ with FI_WAIT_FD halved the 8-byte message rate
      * (0.09-0.14 against 0.20-0.22 Mmsg/s, interleaved, docs/providers.md),
-     * so the thread naps WEFT_PROGRESS_INTERVAL on every provider. */
+     * so the thread naps WEFT_PROGRESS_INTERVAL on every provider. On an
+     * oversubscribed host where the provider cannot count the requests a
+     * PE serves (tcp;ofi_rxm has no FI_RMA_EVENT), idle waits nap on the
+     * descriptor instead (core/sync.c): without it every waiting PE yields,
+     * and two PEs sharing a CPU then take turns only at the scheduler's
+     * tick (get at 4 PEs on 2 CPUs: 1 ms in some runs, 31-43 us napping). */
+    int naps_on_cq_fd = weft_idle_naps_possible() && !(weft_ofi.info->caps & FI_RMA_EVENT);
     cqa.wait_obj = FI_WAIT_NONE;
-    if (thread_on && WEFT_OFI_CQ_WAIT_FD) {
+    if ((thread_on && WEFT_OFI_CQ_WAIT_FD) || naps_on_cq_fd) {
         cqa.wait_obj = FI_WAIT_FD;
         if (fi_cq_open(weft_ofi.domain, &cqa, &weft_ofi.cq, NULL) == 0)
             weft_ofi.cq_wait_fd = 1;
@@ -700,7 +724,8 @@ int weft_ofi_init(int thread_multiple)
     /* Peers' reads, writes and atomics served by this PE's progress are
      * counted where the host is oversubscribed, so that a waiting PE can
      * tell whether it serves anyone (core/sync.c, idle naps). shm counts
-     * them (FI_RMA_EVENT); tcp;ofi_rxm cannot, and its PEs never nap. */
+     * them (FI_RMA_EVENT); tcp;ofi_rxm cannot, and its PEs nap on the
+     * CQ's descriptor instead (naps_on_cq_fd above). */
     if (weft_idle_naps_possible() && (weft_ofi.info->caps & FI_RMA_EVENT)) {
         struct fi_cntr_attr ca;
         memset(&ca, 0, sizeof ca);
@@ -790,6 +815,7 @@ int weft_ofi_init(int thread_multiple)
 
     if (weft_am_init() != 0)
         return -1;
+    weft_ofi_progress_syscalls = progress_reads_sockets(weft_ofi_provider_name());
     weft_ofi_amo_init();
     weft_ofi_ctx_init();
     if (thread_on == 2) {
@@ -872,6 +898,8 @@ void weft_ofi_fini(void)
     weft_am_fini();
     struct fid_cq *cq = weft_ofi.cq;
     weft_ofi.cq = NULL;
+    weft_ofi.cq_wait_fd = 0; /* its descriptor goes with it */
+    weft_ofi.wait_fd = -1;
     if (cq)
         fi_close(&cq->fid);
     if (weft_ofi.av)

@@ -84,6 +84,29 @@ int weft_ofi_served(uint64_t *count)
     return 1;
 }
 
+__thread int weft_ofi_waiting_own_cq;
+int weft_ofi_progress_syscalls;
+
+/* The CQ's descriptor covers tx0's connections only: a thread waiting for
+ * a context endpoint's completions (its own CQ) must not sleep on it. */
+int weft_ofi_can_block(void)
+{
+    return weft_ofi.wait_fd >= 0 && !weft_ofi_waiting_own_cq;
+}
+
+int weft_ofi_block(uint64_t ns)
+{
+    struct fid *f = &weft_ofi.cq->fid;
+    int rc = fi_trywait(weft_ofi.fabric, &f, 1);
+    if (rc == -FI_EAGAIN)
+        return 1;
+    if (rc != 0)
+        return -1;
+    struct pollfd pf = {weft_ofi.wait_fd, POLLIN, 0};
+    struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+    return ppoll(&pf, 1, &ts, NULL) > 0;
+}
+
 void weft_ofi_wait_obj_init(void)
 {
     weft_ofi.wait_fd = -1;
