@@ -1,7 +1,7 @@
-/* sync.c owns waiting: the polling helper every wait loop uses (progress,
- * then yield the CPU after a short spin so oversubscribed PEs share cores,
- * and nap when a long wait serves nobody) and the world barrier the
- * runtime needs before teams exist. */
+/* sync.c owns waiting: the polling helper every wait loop uses (a short
+ * spin, then a yield of the CPU so oversubscribed PEs share cores, or a
+ * nap when a long wait serves nobody; progress after each) and the world
+ * barrier the runtime needs before teams exist. */
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
