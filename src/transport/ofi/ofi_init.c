@@ -989,6 +989,16 @@ void weft_ofi_describe(FILE *out)
             progress_name(fi->domain_attr->data_progress),
             progress_name(fi->domain_attr->control_progress),
             weft_ofi.progress_thread ? "running" : "off");
+    int naps = weft_idle_naps_possible();
+    fprintf(out, "  idle waits        %s\n",
+            !naps ? "spin, then yield the CPU (no naps: this host's PEs fit on its CPUs, or "
+                    "WEFT_IDLE_NAP=0)"
+            : weft_ofi.served_cntr ? "nap after 200 us without serving a peer (WEFT_IDLE_NAP; "
+                                     "a remote-access counter counts what is served)"
+            : weft_ofi.cq_wait_fd ? "nap on the CQ's descriptor after 200 us without traffic "
+                                    "(WEFT_IDLE_NAP; a peer's request ends the nap)"
+                                  : "spin, then yield the CPU (the provider can neither count "
+                                    "the requests served nor be waited on)");
     fprintf(out, "  threading         %s; SHMEM_THREAD_MULTIPLE %s\n",
             weft_ofi.thread_safe ? "FI_THREAD_SAFE" : "FI_THREAD_DOMAIN",
             weft_ofi.thread_multiple
