@@ -182,10 +182,7 @@ static inline void weft_api_put(const char *call, shmem_ctx_t ctx, void *dest, c
     weft_sym_resolve_or_die(call, "dest", dest, len, &seg, &off);
     if (WEFT_UNLIKELY(len == 0))
         return;
-    if (nbi)
-        weft_tx_put_nbi(c, seg, off, src, len, pe);
-    else
-        weft_tx_put(c, seg, off, src, len, pe);
+    weft_tx_put_api(c, seg, off, src, len, pe, nbi);
 }
 
 static inline void weft_api_get(const char *call, shmem_ctx_t ctx, void *dest, const void *src,

@@ -43,6 +43,18 @@ static inline void weft_tx_put_nbi(struct weft_ctx *c, int seg, uint64_t off, co
     else
         weft_ofi_put_nbi(c->ofi, seg, off, src, len, pe);
 }
+/* An application's put or put_nbi: as weft_tx_put(_nbi), but a small one
+ * through the default context may be coalesced (weft_ofi_put_api); the
+ * runtime's own puts (collectives) never are. */
+static inline void weft_tx_put_api(struct weft_ctx *c, int seg, uint64_t off, const void *src,
+                                   size_t len, int pe, int nbi)
+{
+    char *p = weft_onnode_addr(seg, off, pe);
+    if (p)
+        weft_copy_once(p, src, len);
+    else
+        weft_ofi_put_api(c->ofi, seg, off, src, len, pe, nbi);
+}
 static inline void weft_tx_get(struct weft_ctx *c, void *dst, int seg, uint64_t off, size_t len,
                                int pe)
 {

@@ -87,6 +87,11 @@ void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe);
  * context, from the API (coalesced where weft_ofi.coalesce; the
  * collectives' own puts never are): weft_ofi_put or _put_nbi otherwise. */
 void weft_ofi_put_default(uint64_t off, const void *src, size_t len, int pe, int nbi);
+/* An application's put (or put_nbi) through tx: coalesced like
+ * weft_ofi_put_default where tx is the default context's and the put is
+ * small enough, else weft_ofi_put or _put_nbi. */
+void weft_ofi_put_api(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
+                      int pe, int nbi);
 uint64_t weft_ofi_get_scalar(uint64_t off, size_t len, int pe);
 
 /* An 8-byte injected write that quiet does not flush: for flags whose only

@@ -1,8 +1,8 @@
 /* ofi_coalesce.c owns coalesced puts: on providers where every message is
  * a system call (tcp;ofi_rxm), consecutive small puts through the default
- * context to one PE (shmem_TYPE_p, and putmem/putmem_nbi up to 64 bytes
- * to the heap) are copied into one buffer and leave as one active
- * message, which the target applies in order.
+ * context to one PE (shmem_TYPE_p, and the contiguous puts and put_nbi of
+ * up to WEFT_OFI_COAL_MAX_PUT bytes) are copied into one buffer and leave
+ * as one active message, which the target applies in order.
  *
  * Why it stays correct:
  *  - order: one buffer, one target at a time, records applied in the order

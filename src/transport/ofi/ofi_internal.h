@@ -343,7 +343,7 @@ void weft_ofi_ctx_fini(void);      /* finalize, closes what is left */
  * application sends what waits (a fence). flush_try: the same from wait
  * loops and the progress thread, skipped while someone else sends;
  * coal_poll: flush_try when anything waits. */
-#define WEFT_OFI_COAL_MAX_PUT 64
+#define WEFT_OFI_COAL_MAX_PUT 255
 void weft_ofi_coal_init(int thread_on);
 void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int pe);
 void weft_ofi_coal_flush_try(int from_thread);

@@ -134,14 +134,21 @@ void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
     weft_ofi_put_default(off, &bits, len, pe, 0);
 }
 
+void weft_ofi_put_api(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
+                      int pe, int nbi)
+{
+    if (tx == &weft_ofi_tx0 && weft_ofi.coalesce && len && len <= WEFT_OFI_COAL_MAX_PUT &&
+        pe != weft_rt.my_pe)
+        weft_ofi_coal_put(seg, off, src, len, pe);
+    else if (nbi)
+        weft_ofi_put_nbi(tx, seg, off, src, len, pe);
+    else
+        weft_ofi_put(tx, seg, off, src, len, pe);
+}
+
 void weft_ofi_put_default(uint64_t off, const void *src, size_t len, int pe, int nbi)
 {
-    if (weft_ofi.coalesce && len && pe != weft_rt.my_pe)
-        weft_ofi_coal_put(WEFT_SEG_HEAP, off, src, len, pe);
-    else if (nbi)
-        weft_ofi_put_nbi(&weft_ofi_tx0, WEFT_SEG_HEAP, off, src, len, pe);
-    else
-        weft_ofi_put(&weft_ofi_tx0, WEFT_SEG_HEAP, off, src, len, pe);
+    weft_ofi_put_api(&weft_ofi_tx0, WEFT_SEG_HEAP, off, src, len, pe, nbi);
 }
 
 uint64_t weft_ofi_get_scalar(uint64_t off, size_t len, int pe)
