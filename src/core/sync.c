@@ -168,19 +168,15 @@ static void poll_pause(unsigned *spins)
         }
     }
     __atomic_store_n(&spin_prev, s, __ATOMIC_RELAXED);
-    if (s <= budget && !spin_timed) {
-        __builtin_ia32_pause();
-        return;
-    }
-    if (s <= budget) { /* oversubscribed */
-        if (!weft_tx_progress_syscalls()) {
-            __builtin_ia32_pause();
-            return;
+    if (s <= budget) {
+        int spin_on = 1;
+        if (spin_timed && weft_tx_progress_syscalls()) {
+            uint64_t t = clock_ns();
+            if (s == 1)
+                idle.spin_start_ns = t;
+            spin_on = t - idle.spin_start_ns < SPIN_SYSCALLS_NS;
         }
-        uint64_t t = clock_ns();
-        if (s == 1)
-            idle.spin_start_ns = t;
-        if (t - idle.spin_start_ns < SPIN_SYSCALLS_NS) {
+        if (spin_on) {
             __builtin_ia32_pause();
             return;
         }

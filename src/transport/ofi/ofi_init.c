@@ -709,7 +709,8 @@ int weft_ofi_init(int thread_multiple)
      * descriptor instead (core/sync.c): without it every waiting PE yields,
      * and two PEs sharing a CPU then take turns only at the scheduler's
      * tick (get at 4 PEs on 2 CPUs: 1 ms in some runs, 31-43 us napping). */
-    int naps_on_cq_fd = weft_idle_naps_possible() && !(weft_ofi.info->caps & FI_RMA_EVENT);
+    int naps = weft_idle_naps_possible(), rma_events = !!(weft_ofi.info->caps & FI_RMA_EVENT);
+    int naps_on_cq_fd = naps && !rma_events;
     cqa.wait_obj = FI_WAIT_NONE;
     if ((thread_on && WEFT_OFI_CQ_WAIT_FD) || naps_on_cq_fd) {
         cqa.wait_obj = FI_WAIT_FD;
@@ -726,7 +727,7 @@ int weft_ofi_init(int thread_multiple)
      * tell whether it serves anyone (core/sync.c, idle naps). shm counts
      * them (FI_RMA_EVENT); tcp;ofi_rxm cannot, and its PEs nap on the
      * CQ's descriptor instead (naps_on_cq_fd above). */
-    if (weft_idle_naps_possible() && (weft_ofi.info->caps & FI_RMA_EVENT)) {
+    if (naps && rma_events) {
         struct fi_cntr_attr ca;
         memset(&ca, 0, sizeof ca);
         ca.events = FI_CNTR_EVENTS_COMP;
