@@ -1,5 +1,5 @@
 /* coalesce: small puts that weft coalesces into one message per PE on
- * tcp;ofi_rxm (shmem_TYPE_p, shmem_putmem and shmem_putmem_nbi of up to 255
+ * tcp;ofi_rxm (shmem_TYPE_p, shmem_putmem and shmem_putmem_nbi of up to 1024
  * bytes through the default context) keep every guarantee of a put:
  *  - a PE that computes after its puts still delivers them (the progress
  *    thread sends the buffer): the target sees the flag before the origin
@@ -9,7 +9,7 @@
  *    and a put with signal or fence + flag shows the data first;
  *  - puts alternating between PEs, of every size from 1 to 64 bytes and
  *    past one message's worth, all land by the quiet;
- *  - puts of 65 to 255 bytes, to the heap and to static memory, land too,
+ *  - puts of 65 to 1024 bytes, to the heap and to static memory, land too,
  *    and a flag put after them with a fence is never seen first.
  * On other paths the same program checks the same semantics. */
 #include <time.h>
@@ -20,7 +20,7 @@
 
 long seen_at_flag;
 long word; /* .bss: a put there is not coalesced, so it settles what is */
-#define MID 255         /* the largest coalesced put */
+#define MID 1024        /* the largest coalesced put */
 #define MID_MAX_PES 16
 static unsigned char mid_static[MID_MAX_PES][MID]; /* symmetric (.bss) */
 uint64_t sig;
@@ -147,7 +147,7 @@ int main(void)
             WT_CHECK(bytes[r * 64 + k] == (unsigned char)(r + k), "row %d byte %d = %u", r, k,
                      bytes[r * 64 + k]);
 
-    WT_PHASE("puts of 65 to 255 bytes, heap and static, then a fenced flag");
+    WT_PHASE("puts of 65 to 1024 bytes, heap and static, then a fenced flag");
     unsigned char msrc[MID];
     for (int k = 0; k < MID; k++)
         msrc[k] = (unsigned char)(3 * wt_me + k);
@@ -158,6 +158,7 @@ int main(void)
         shmem_putmem(row, msrc, 65, pe);
         shmem_putmem_nbi(row + 65, msrc + 65, 127, pe);
         shmem_putmem(row + 192, msrc + 192, 63, pe);
+        shmem_putmem_nbi(row + 255, msrc + 255, 769, pe); /* past an 8-bit length */
         if (wt_npes <= MID_MAX_PES)
             shmem_putmem_nbi(mid_static[wt_me], msrc, MID, pe);
     }
@@ -171,16 +172,16 @@ int main(void)
                          "static row %d byte %d = %u", r, k, mid_static[r][k]);
         }
     shmem_barrier_all();
-    /* Data (200 bytes) then a fence and the flag, to the right neighbour;
+    /* Data (1000 bytes) then a fence and the flag, to the right neighbour;
      * the left one's data must be there when its flag is. */
     for (int k = 0; k < MID; k++)
         msrc[k] = (unsigned char)(msrc[k] + 1);
-    shmem_putmem(mid_heap, msrc, 200, right);
+    shmem_putmem(mid_heap, msrc, 1000, right);
     shmem_fence();
     shmem_long_p(mid_flag, 1, right);
     shmem_long_wait_until(mid_flag, SHMEM_CMP_EQ, 1);
     int left = (wt_me + wt_npes - 1) % wt_npes;
-    for (int k = 0; k < 200; k++)
+    for (int k = 0; k < 1000; k++)
         WT_CHECK(mid_heap[k] == (unsigned char)(3 * left + k + 1),
                  "byte %d = %u when the flag was seen", k, mid_heap[k]);
     shmem_barrier_all();

@@ -344,6 +344,8 @@ static void native_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dt
         weft_ofi_wait_reads(tx, "shmem_atomic");
         if (bounce_res && result)
             memcpy(result, bounce_res, sz);
+    } else {
+        weft_ofi_note_app_activity();
     }
 }
 

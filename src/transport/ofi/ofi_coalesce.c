@@ -31,12 +31,16 @@
 #include "ofi_msg.h"
 
 #define COAL_CAP WEFT_AME_MAX_MEDIUM
-/* A record: one 64-bit word (offset | len << 48 | seg << 56), then the
+/* A record: one 64-bit word (offset | len << 48 | seg << 60), then the
  * bytes, padded to 8. */
 #define REC_OFF_BITS 48
+#define REC_LEN_BITS 12
+#define REC_SEG_SHIFT (REC_OFF_BITS + REC_LEN_BITS)
 #define REC_HDR 8u
-_Static_assert(WEFT_FAST_MAX <= WEFT_OFI_COAL_MAX_PUT && WEFT_OFI_COAL_MAX_PUT <= 255,
-               "a record's length is 8 bits; the API coalesces puts of up to WEFT_FAST_MAX");
+_Static_assert(WEFT_FAST_MAX <= WEFT_OFI_COAL_MAX_PUT &&
+                   WEFT_OFI_COAL_MAX_PUT < (1u << REC_LEN_BITS) && WEFT_NSEGS <= 16,
+               "a record's length has 12 bits and its segment 4; the API coalesces puts of up "
+               "to WEFT_FAST_MAX");
 
 static inline uint32_t rec_size(size_t len)
 {
@@ -116,7 +120,7 @@ void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int p
         tx->coal_pe = pe; /* before the release of coal_pub below */
     }
     char *rec = tx->coal_buf + tx->coal_len;
-    uint64_t hdr = off | (uint64_t)len << REC_OFF_BITS | (uint64_t)seg << 56;
+    uint64_t hdr = off | (uint64_t)len << REC_OFF_BITS | (uint64_t)seg << REC_SEG_SHIFT;
     memcpy(rec, &hdr, sizeof hdr);
     memcpy(rec + REC_HDR, src, len);
     tx->coal_len += need;
@@ -197,8 +201,8 @@ static void batch_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
             weft_fatal("weft_ofi_progress", "truncated put batch from PE %d", src);
         memcpy(&hdr, p, sizeof hdr);
         uint64_t off = hdr & ((1ull << REC_OFF_BITS) - 1);
-        size_t n = (size_t)((hdr >> REC_OFF_BITS) & 0xff);
-        unsigned seg = (unsigned)(hdr >> 56);
+        size_t n = (size_t)((hdr >> REC_OFF_BITS) & ((1u << REC_LEN_BITS) - 1));
+        unsigned seg = (unsigned)(hdr >> REC_SEG_SHIFT);
         if (seg >= WEFT_NSEGS || rec_size(n) > (size_t)(end - p) ||
             off > weft_rt.seg[seg].size || weft_rt.seg[seg].size - off < n)
             weft_fatal("weft_ofi_progress", "put batch from PE %d names offset %" PRIu64

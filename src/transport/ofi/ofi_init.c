@@ -1006,10 +1006,11 @@ void weft_ofi_describe(FILE *out)
                 ? "in use: the default context locks each libfabric operation"
                 : "not requested (it asks for FI_THREAD_SAFE)");
     describe_contexts(out);
-    fprintf(out, "  shmem_TYPE_p      %s\n",
-            weft_ofi.coalesce ? "coalesced: consecutive puts to one PE leave as one message "
-                                "(WEFT_COALESCE)"
-                              : "one write each");
+    if (weft_ofi.coalesce)
+        fprintf(out, "  small puts        coalesced up to %d bytes: consecutive puts to one PE "
+                "leave as one message (WEFT_COALESCE)\n", WEFT_OFI_COAL_MAX_PUT);
+    else
+        fprintf(out, "  small puts        one write each\n");
     fprintf(out, "  remote completion %s\n",
             weft_ofi.rc == WEFT_RC_DELIVERY
                 ? "FI_DELIVERY_COMPLETE (injected puts/atomics flushed by a read at quiet)"

@@ -102,6 +102,9 @@ struct weft_ofi_tx {
     uint8_t *coal_dirty;
     int *coal_dirty_list;
     int coal_ndirty;
+    /* Set by fence: the next coalescible put, with nothing
+     * coalesced waiting, is written directly (weft_ofi_put_api). */
+    int coal_direct_next;
     /* Contexts' txs in the registry the progress thread pokes (ofi_ctx.c). */
     struct weft_ofi_tx *next_ctx, *prev_ctx;
 };
@@ -275,8 +278,11 @@ static inline void *weft_ofi_local_desc(const void *p, size_t len)
 
 /* An application thread is inside weft: the progress thread stands down
  * (ofi_progress.c). Counted by every progress call of a wait loop and by
- * the injecting paths of puts and atomics, which issue back to back
- * without waiting (a message-rate loop). A relaxed load and store, not an
+ * the paths that issue puts, gets and atomics back to back without
+ * waiting: a message-rate loop, or a window of large puts, each of them a
+ * system call over tcp, during which a thread that drained would take the
+ * endpoint's lock from under the writes (15% of tcp's put bandwidth at 2
+ * PEs). A relaxed load and store, not an
  * atomic increment: two threads racing lose a count, which only means
  * "still active". */
 static inline void weft_ofi_note_app_activity(void)
@@ -343,7 +349,7 @@ void weft_ofi_ctx_fini(void);      /* finalize, closes what is left */
  * application sends what waits (a fence). flush_try: the same from wait
  * loops and the progress thread, skipped while someone else sends;
  * coal_poll: flush_try when anything waits. */
-#define WEFT_OFI_COAL_MAX_PUT 255
+#define WEFT_OFI_COAL_MAX_PUT 1024
 void weft_ofi_coal_init(int thread_on);
 void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int pe);
 void weft_ofi_coal_flush_try(int from_thread);
