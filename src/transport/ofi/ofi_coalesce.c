@@ -110,9 +110,10 @@ void weft_ofi_coal_send(struct weft_ofi_tx *tx)
     coal_unlock(tx);
 }
 
-void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int pe)
+/* Room for a record of len bytes to pe, its header written: where its
+ * bytes go. coal_publish then makes it visible to the progress thread. */
+static inline char *coal_record(struct weft_ofi_tx *tx, int seg, uint64_t off, size_t len, int pe)
 {
-    struct weft_ofi_tx *tx = &weft_ofi_tx0;
     uint32_t need = rec_size(len);
     if (WEFT_UNLIKELY(pe != tx->coal_pe || tx->coal_len + need > COAL_CAP)) {
         if (tx->coal_len)
@@ -122,14 +123,35 @@ void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int p
     char *rec = tx->coal_buf + tx->coal_len;
     uint64_t hdr = off | (uint64_t)len << REC_OFF_BITS | (uint64_t)seg << REC_SEG_SHIFT;
     memcpy(rec, &hdr, sizeof hdr);
-    memcpy(rec + REC_HDR, src, len);
     tx->coal_len += need;
+    return rec + REC_HDR;
+}
+
+static inline void coal_publish(struct weft_ofi_tx *tx)
+{
     __atomic_store_n(&tx->coal_pub, tx->coal_len, __ATOMIC_RELEASE);
     if (!(tx->enter_slow & WEFT_TX_COALESCED)) {
         tx->enter_slow |= WEFT_TX_COALESCED;
         weft_ofi_set_active(tx, 1);
     }
     weft_ofi_note_app_activity();
+}
+
+void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int pe)
+{
+    struct weft_ofi_tx *tx = &weft_ofi_tx0;
+    memcpy(coal_record(tx, seg, off, len, pe), src, len);
+    coal_publish(tx);
+}
+
+/* shmem_TYPE_p: the value's len (<= 8) bytes at the start of bits. A
+ * record's bytes are padded to 8, so the whole word is stored, without a
+ * call to memcpy; the target copies len. */
+void weft_ofi_coal_put_word(uint64_t off, uint64_t bits, size_t len, int pe)
+{
+    struct weft_ofi_tx *tx = &weft_ofi_tx0;
+    memcpy(coal_record(tx, WEFT_SEG_HEAP, off, len, pe), &bits, sizeof bits);
+    coal_publish(tx);
 }
 
 /* From a wait loop or the progress thread: send what was published,

@@ -352,6 +352,15 @@ void weft_ofi_ctx_fini(void);      /* finalize, closes what is left */
 #define WEFT_OFI_COAL_MAX_PUT 1024
 void weft_ofi_coal_init(int thread_on);
 void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int pe);
+void weft_ofi_coal_put_word(uint64_t off, uint64_t bits, size_t len, int pe); /* len <= 8 */
+/* A put through tx coalesces: tx0 with coalescing on, len within the
+ * limit, another PE, and not the first put after a fence unless
+ * coalesced puts wait (weft_ofi_put_api says why). */
+static inline int weft_ofi_coal_takes(const struct weft_ofi_tx *tx, size_t len, int pe)
+{
+    return tx == &weft_ofi_tx0 && weft_ofi.coalesce && len && len <= WEFT_OFI_COAL_MAX_PUT &&
+           pe != weft_rt.my_pe && (!tx->coal_direct_next || (tx->enter_slow & WEFT_TX_COALESCED));
+}
 void weft_ofi_coal_flush_try(int from_thread);
 void weft_ofi_coal_send(struct weft_ofi_tx *tx);
 static inline void weft_ofi_coal_poll(void)

@@ -121,14 +121,18 @@ static void inject_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void
 void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
 {
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
-    /* The common case straight to the provider; EAGAIN, errors, tiny
-     * inject limits, a shared tx0 and coalescing (scalar_inject 0) take
-     * the general path. */
+    /* The common case straight to the provider; coalescing (scalar_inject
+     * 0) appends the word to the buffer; EAGAIN, errors, tiny inject
+     * limits and a shared tx0 take the general path. */
     if (WEFT_LIKELY(len <= weft_ofi.scalar_inject) &&
         WEFT_LIKELY(fi_inject_write(tx->ep, &bits, len, (fi_addr_t)pe,
                                     weft_ofi_raddr(pe, WEFT_SEG_HEAP, off),
                                     weft_ofi_rkey(pe, WEFT_SEG_HEAP)) == 0)) {
         injected_put_issued(tx, pe);
+        return;
+    }
+    if (weft_ofi_coal_takes(tx, len, pe)) {
+        weft_ofi_coal_put_word(off, bits, len, pe);
         return;
     }
     weft_ofi_put_default(off, &bits, len, pe, 0);
@@ -137,20 +141,16 @@ void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
 void weft_ofi_put_api(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
                       int pe, int nbi)
 {
-    if (tx == &weft_ofi_tx0 && weft_ofi.coalesce && len && len <= WEFT_OFI_COAL_MAX_PUT &&
-        pe != weft_rt.my_pe) {
-        /* The first put after a fence is usually a flag. Written
-         * directly it is ordered behind earlier writes by the provider;
-         * coalesced, it would leave the default context waiting for an
-         * acknowledgement before its next write (put + fence + flag at
-         * 2 KiB over tcp: 39 us instead of 19). Behind coalesced puts it
-         * coalesces, to keep their order. */
-        if (!tx->coal_direct_next || (tx->enter_slow & WEFT_TX_COALESCED)) {
-            weft_ofi_coal_put(seg, off, src, len, pe);
-            return;
-        }
-        tx->coal_direct_next = 0;
+    /* The first put after a fence is usually a flag. Written directly it
+     * is ordered behind earlier writes by the provider; coalesced, it would
+     * leave the default context waiting for an acknowledgement before its
+     * next write (put + fence + flag at 2 KiB over tcp: 39 us instead of
+     * 19). Behind coalesced puts it coalesces, to keep their order. */
+    if (weft_ofi_coal_takes(tx, len, pe)) {
+        weft_ofi_coal_put(seg, off, src, len, pe);
+        return;
     }
+    tx->coal_direct_next = 0;
     if (nbi)
         weft_ofi_put_nbi(tx, seg, off, src, len, pe);
     else
