@@ -101,6 +101,19 @@ union weft_scalar {
         weft_api_put("shmem_" #N "_p", SHMEM_CTX_DEFAULT, (T *)WEFT_DATA_ADDR(doff), &value, \
                      sizeof(T), pe, 0);                                                     \
     }                                                                                       \
+    /* Static data at doff of an unmapped peer (PE already checked): through \
+     * libfabric like the heap; past the data's fast limit, the funnel. Out \
+     * of line, so that the direct path does not widen the value early. */ \
+    static WEFT_COLD void weft_p_static_##N(uint64_t doff, T value, int pe)                 \
+    {                                                                                       \
+        if (sizeof(T) <= 8 && WEFT_LIKELY(doff < weft_fast_data_limit)) {                   \
+            union weft_scalar v = {0};                                                      \
+            memcpy(v.bytes, &value, sizeof(T));                                             \
+            weft_ofi_put_scalar_static(doff, v.bits, sizeof(T), pe);                \
+        } else {                                                                            \
+            weft_p_checked_##N(doff, value, pe);                                            \
+        }                                                                                   \
+    }                                                                                       \
     void shmem_##N##_p(T *dest, T value, int pe)                                            \
     {                                                                                       \
         uint64_t off = WEFT_HEAP_OFF(dest);                                                 \
@@ -117,7 +130,7 @@ union weft_scalar {
                 weft_ofi_put_scalar(off, v.bits, sizeof(T), pe);                            \
                 return;                                                                     \
             }                                                                               \
-            weft_p_checked_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), value, pe);                  \
+            weft_p_static_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), value, pe);                   \
             return;                                                                         \
         } else if (sizeof(T) <= 8 && WEFT_DATA_OFF_OF_HEAP_OFF(off) < weft_fast_data_limit) { \
             weft_fast_check_pe("shmem_" #N "_p", pe);                                       \
@@ -126,6 +139,8 @@ union weft_scalar {
                 *(T *)(void *)(dpeer + WEFT_DATA_OFF_OF_HEAP_OFF(off)) = value;             \
                 return;                                                                     \
             }                                                                               \
+            weft_p_static_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), value, pe);                   \
+            return;                                                                         \
         }                                                                                   \
         weft_p_checked_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), value, pe);                      \
     }                                                                                       \
@@ -135,6 +150,17 @@ union weft_scalar {
         weft_api_get("shmem_" #N "_g", SHMEM_CTX_DEFAULT, &value,                           \
                      (const T *)WEFT_DATA_ADDR(doff), sizeof(T), pe, 0);                    \
         return value;                                                                       \
+    }                                                                                       \
+    static inline T weft_g_static_##N(uint64_t doff, int pe)                                \
+    {                                                                                       \
+        if (sizeof(T) <= 8 && WEFT_LIKELY(doff < weft_fast_data_limit)) {                   \
+            union weft_scalar v;                                                            \
+            T value;                                                                        \
+            v.bits = weft_ofi_get_scalar_static(doff, sizeof(T), pe);               \
+            memcpy(&value, v.bytes, sizeof(T));                                             \
+            return value;                                                                   \
+        }                                                                                   \
+        return weft_g_checked_##N(doff, pe);                                                \
     }                                                                                       \
     T shmem_##N##_g(const T *source, int pe)                                                \
     {                                                                                       \
@@ -147,16 +173,17 @@ union weft_scalar {
             if (WEFT_LIKELY(off < weft_fast_heap_limit)) {                                  \
                 union weft_scalar v;                                                        \
                 T value;                                                                    \
-                v.bits = weft_ofi_get_scalar(off, sizeof(T), pe);                           \
+                v.bits = weft_ofi_get_scalar(off, sizeof(T), pe);            \
                 memcpy(&value, v.bytes, sizeof(T));                                         \
                 return value;                                                               \
             }                                                                               \
-            return weft_g_checked_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), pe);                  \
+            return weft_g_static_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), pe);                   \
         } else if (sizeof(T) <= 8 && WEFT_DATA_OFF_OF_HEAP_OFF(off) < weft_fast_data_limit) { \
             weft_fast_check_pe("shmem_" #N "_g", pe);                                       \
             const char *dpeer = weft_fast_data_peer[(unsigned)pe];                          \
             if (WEFT_LIKELY(dpeer != NULL))                                                 \
                 return *(const T *)(const void *)(dpeer + WEFT_DATA_OFF_OF_HEAP_OFF(off));  \
+            return weft_g_static_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), pe);                   \
         }                                                                                   \
         return weft_g_checked_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), pe);                      \
     }
@@ -304,6 +331,25 @@ weft_api_amo_checked(const char *call, shmem_ctx_t ctx, enum weft_amo_op op, enu
         weft_tx_amo(c, op, dt, seg, off, operand, compare, result, pe);
 }
 
+/* The fast path's AMO once the segment, offset and PE are known: a CPU
+ * atomic when the peer's segment is mapped (peers), else libfabric. */
+static inline __attribute__((always_inline)) void
+weft_api_amo_fast(char *const *peers, int seg, uint64_t off, enum weft_amo_op op,
+                  enum weft_dtype dt, const void *operand, const void *compare, void *result,
+                  int pe, int nbi)
+{
+    char *peer = peers[(unsigned)pe];
+    if (WEFT_LIKELY(peer != NULL))
+        weft_cpu_amo(op, dt, peer + off, operand, compare, result);
+    else if (nbi)
+        weft_ofi_amo_nbi(weft_ctx_default.ofi, op, dt, seg, off, operand, compare, result, pe);
+    else
+        weft_ofi_amo(weft_ctx_default.ofi, op, dt, seg, off, operand, compare, result, pe);
+}
+
+/* The default context's AMOs on a heap object, or on static data (.data,
+ * .bss: benchmarks and programs keep their atomic counters there), go
+ * straight to the transport; the rest through the checked funnel. */
 static inline __attribute__((always_inline)) void
 weft_api_amo(const char *call, shmem_ctx_t ctx, enum weft_amo_op op, enum weft_dtype dt,
              const void *dest, const void *operand, const void *compare, void *result, int pe,
@@ -313,15 +359,15 @@ weft_api_amo(const char *call, shmem_ctx_t ctx, enum weft_amo_op op, enum weft_d
     size_t size = weft_dtype_size(dt);
     if (WEFT_LIKELY(weft_fast_heap(ctx, dest, size, &fast_off) && !(fast_off & (size - 1)))) {
         weft_fast_check_pe(call, pe);
-        char *peer = weft_fast_heap_peer[(unsigned)pe];
-        if (WEFT_LIKELY(peer != NULL))
-            weft_cpu_amo(op, dt, peer + fast_off, operand, compare, result);
-        else if (nbi)
-            weft_ofi_amo_nbi(weft_ctx_default.ofi, op, dt, WEFT_SEG_HEAP, fast_off, operand,
-                             compare, result, pe);
-        else
-            weft_ofi_amo(weft_ctx_default.ofi, op, dt, WEFT_SEG_HEAP, fast_off, operand, compare,
-                         result, pe);
+        weft_api_amo_fast(weft_fast_heap_peer, WEFT_SEG_HEAP, fast_off, op, dt, operand, compare,
+                          result, pe, nbi);
+        return;
+    }
+    uint64_t data_off = WEFT_DATA_OFF_OF_HEAP_OFF(fast_off);
+    if (ctx == SHMEM_CTX_DEFAULT && data_off < weft_fast_data_limit && !(data_off & (size - 1))) {
+        weft_fast_check_pe(call, pe);
+        weft_api_amo_fast(weft_fast_data_peer, WEFT_SEG_DATA, data_off, op, dt, operand, compare,
+                          result, pe, nbi);
         return;
     }
     weft_api_amo_checked(call, ctx, op, dt, dest, operand, compare, result, pe, nbi);

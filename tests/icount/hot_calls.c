@@ -51,6 +51,7 @@ static long *flag_target;
 /* And one static (.bss) target: static symmetric variables take the same
  * fast path as heap objects. */
 static int static_int_target;
+static long static_long_counter;
 
 /* One profile per phase; the name carries the call count so measure.py
  * divides by what actually ran. */
@@ -123,6 +124,32 @@ static void phase_fetch_add(int me, int calls)
         }
     }
     shmem_barrier_all();
+}
+
+/* shmem_long_atomic_add to a static counter, where programs and benchmarks
+ * keep theirs; quiet now and then, as for puts. PE 1 checks the sum. */
+static void phase_add_static(int me, int calls)
+{
+    if (me == 0) {
+        for (int i = 0; i < WARMUP_CALLS; i++)
+            shmem_long_atomic_add(&static_long_counter, 1, 1);
+        shmem_quiet();
+        for (int i = 0; i < calls; i++) {
+            CALLGRIND_TOGGLE_COLLECT;
+            shmem_long_atomic_add(&static_long_counter, 1, 1);
+            CALLGRIND_TOGGLE_COLLECT;
+            if (i % QUIET_WINDOW == QUIET_WINDOW - 1)
+                shmem_quiet();
+        }
+        shmem_quiet();
+        dump_phase("shmem_long_atomic_add_static", calls);
+    }
+    shmem_barrier_all();
+    if (me == 1 && static_long_counter != WARMUP_CALLS + calls) {
+        fprintf(stderr, "hot_calls: static counter is %ld, expected %d\n", static_long_counter,
+                WARMUP_CALLS + calls);
+        shmem_global_exit(1);
+    }
 }
 
 static void phase_putmem_nbi(int me, int calls)
@@ -348,6 +375,7 @@ int main(int argc, char **argv)
     phase_int_p(me, calls);
     phase_int_p_static(me, calls);
     phase_fetch_add(me, calls);
+    phase_add_static(me, calls);
     phase_putmem_nbi(me, calls);
     phase_putmem_ct(me, calls);
     phase_quiet(me, calls);

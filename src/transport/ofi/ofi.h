@@ -80,9 +80,11 @@ void weft_ofi_put_nbi(struct weft_ofi_tx *tx, int seg, uint64_t off, const void 
 void weft_ofi_get(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len, int pe);
 void weft_ofi_get_nbi(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len, int pe);
 
-/* The default context's p and g of up to 8 bytes to the heap, the value
- * in the first len bytes of the 8-byte word's memory representation. */
+/* The default context's p and g of up to 8 bytes to the heap (or, _static,
+ * to static data), the value in the first len bytes of the 8-byte word's
+ * memory representation. */
 void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe);
+void weft_ofi_put_scalar_static(uint64_t off, uint64_t bits, size_t len, int pe);
 /* A put of at most WEFT_FAST_MAX bytes to the heap through the default
  * context, from the API (coalesced where weft_ofi.coalesce; the
  * collectives' own puts never are): weft_ofi_put or _put_nbi otherwise. */
@@ -93,6 +95,7 @@ void weft_ofi_put_default(uint64_t off, const void *src, size_t len, int pe, int
 void weft_ofi_put_api(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
                       int pe, int nbi);
 uint64_t weft_ofi_get_scalar(uint64_t off, size_t len, int pe);
+uint64_t weft_ofi_get_scalar_static(uint64_t off, size_t len, int pe);
 
 /* An 8-byte injected write that quiet does not flush: for flags whose only
  * reader waits for them (see weft_tx_notify). */

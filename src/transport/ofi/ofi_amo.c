@@ -41,6 +41,12 @@ static const enum fi_op fi_opmap[WEFT_AMO_NOPS] = {
     [WEFT_AMO_OR] = FI_BOR,            [WEFT_AMO_XOR] = FI_BXOR,
 };
 
+/* Ops that return the old value whatever the caller wants of it. */
+static int amo_fetches(int op)
+{
+    return op == WEFT_AMO_FETCH || op == WEFT_AMO_SWAP || op == WEFT_AMO_CSWAP;
+}
+
 static int is_float(int dt) { return dt == WEFT_DT_F32 || dt == WEFT_DT_F64; }
 
 /* Ops OpenSHMEM defines on a datatype (the set the rule quantifies over). */
@@ -114,6 +120,9 @@ void weft_ofi_amo_init(void)
         }
         weft_ofi.dt_native[d] =
             (uint8_t)(all && !weft_ofi.amo_forced_software && !weft_onnode.mixed);
+        for (int o = 0; o < WEFT_AMO_NOPS; o++)
+            weft_ofi.amo_inject[o][d] = (uint8_t)(weft_ofi.dt_native[d] &&
+                                                  weft_ofi.amo_query[o][d] && !amo_fetches(o));
         weft_debug("ofi: AMO type %s: %s", weft_dtype_names[d],
                    weft_ofi.dt_native[d] ? "native" : "software");
     }
@@ -252,6 +261,20 @@ static void signal_add_handler(int src, uint32_t a0, const uint64_t *args, int n
 
 /* ---- native path ------------------------------------------------------- */
 
+/* The bookkeeping after an injected atomic: counted, the tx active, the
+ * progress thread told the application is busy, and the target marked for
+ * quiet's flush read where the provider counts the atomic before applying
+ * it (shm, sockets; fi_atomicmsg(FI_INJECT | FI_DELIVERY_COMPLETE) gave
+ * wrong sums on libfabric 1.17 shm: docs/providers.md). */
+static inline void amo_injected(struct weft_ofi_tx *tx, int pe)
+{
+    tx->w_issued++;
+    weft_ofi_set_active(tx, 1);
+    if (!weft_ofi.inject_atomic_acked)
+        weft_ofi_mark_dirty(tx, pe);
+    weft_ofi_note_app_activity();
+}
+
 static void native_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype dt, int seg,
                        uint64_t off, const void *operand, const void *compare, void *result,
                        int pe, int blocking)
@@ -263,24 +286,16 @@ static void native_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dt
     enum fi_datatype fdt = fi_dt[dt];
     enum fi_op fop = fi_opmap[op];
     uint64_t raddr = weft_ofi_raddr(pe, seg, off), key = weft_ofi_rkey(pe, seg);
-    int fetching = op == WEFT_AMO_FETCH || op == WEFT_AMO_SWAP || op == WEFT_AMO_CSWAP;
     struct weft_ofi_retry r = {0, 0};
     ssize_t rc;
 
-    if (!result && !fetching) {
+    if (!result && !amo_fetches(op)) {
         while ((rc = fi_inject_atomic(tx->ep, operand, 1, (fi_addr_t)pe, raddr, key, fdt, fop)) ==
                -FI_EAGAIN)
             weft_ofi_retry_wait(tx, &r, "fi_inject_atomic", pe);
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_inject_atomic", pe, rc);
-        tx->w_issued++;
-        weft_ofi_set_active(tx, 1);
-        /* Counted before it is applied (shm, sockets): flushed at quiet.
-         * (fi_atomicmsg(FI_INJECT | FI_DELIVERY_COMPLETE) gave wrong sums on
-         * libfabric 1.17 shm: docs/providers.md.) */
-        if (!weft_ofi.inject_atomic_acked)
-            weft_ofi_mark_dirty(tx, pe);
-        weft_ofi_note_app_activity();
+        amo_injected(tx, pe);
         return;
     }
 
@@ -365,6 +380,19 @@ static inline void weft_ofi_amo_order(struct weft_ofi_tx *tx)
 void weft_ofi_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype dt, int seg,
                   uint64_t off, const void *operand, const void *compare, void *result, int pe)
 {
+    /* The frequent non-fetching atomic (an add, a set), on an unshared tx
+     * with no deferred fence, straight to the provider; EAGAIN and all
+     * else below. */
+    if (!result && WEFT_LIKELY(!tx->enter_slow && !tx->fence_pending) &&
+        weft_ofi.amo_inject[op][dt] &&
+        WEFT_LIKELY(fi_inject_atomic(tx->ep, operand, 1, (fi_addr_t)pe,
+                                     weft_ofi_raddr(pe, seg, off), weft_ofi_rkey(pe, seg),
+                                     fi_dt[dt], fi_opmap[op]) == 0)) {
+        if (!weft_ofi.ordered)
+            tx->unordered_since_quiet = 1;
+        amo_injected(tx, pe);
+        return;
+    }
     weft_ofi_tx_enter(tx);
     weft_ofi_amo_order(tx);
     if (weft_ofi.dt_native[dt])

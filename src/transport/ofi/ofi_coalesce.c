@@ -147,10 +147,10 @@ void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int p
 /* shmem_TYPE_p: the value's len (<= 8) bytes at the start of bits. A
  * record's bytes are padded to 8, so the whole word is stored, without a
  * call to memcpy; the target copies len. */
-void weft_ofi_coal_put_word(uint64_t off, uint64_t bits, size_t len, int pe)
+void weft_ofi_coal_put_word(uint64_t off, uint64_t bits, size_t len, int pe, int seg)
 {
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
-    memcpy(coal_record(tx, WEFT_SEG_HEAP, off, len, pe), &bits, sizeof bits);
+    memcpy(coal_record(tx, seg, off, len, pe), &bits, sizeof bits);
     coal_publish(tx);
 }
 

@@ -225,6 +225,8 @@ struct weft_ofi_state {
     /* atomics: amo_native[op][dt] from the queries; dt_native[dt] the rule */
     uint8_t amo_query[WEFT_AMO_NOPS][WEFT_DT_NTYPES];
     uint8_t dt_native[WEFT_DT_NTYPES];
+    /* Non-fetching ops that go native: a call without a result injects. */
+    uint8_t amo_inject[WEFT_AMO_NOPS][WEFT_DT_NTYPES];
     int amo_forced_software;
     int have_atomic_cap;
     size_t get_by_atomic_max; /* gets up to this many bytes go as atomic reads */
@@ -352,14 +354,17 @@ void weft_ofi_ctx_fini(void);      /* finalize, closes what is left */
 #define WEFT_OFI_COAL_MAX_PUT 1024
 void weft_ofi_coal_init(int thread_on);
 void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int pe);
-void weft_ofi_coal_put_word(uint64_t off, uint64_t bits, size_t len, int pe); /* len <= 8 */
+void weft_ofi_coal_put_word(uint64_t off, uint64_t bits, size_t len, int pe,
+                            int seg); /* len <= 8 */
 /* A put through tx coalesces: tx0 with coalescing on, len within the
  * limit, another PE, and not the first put after a fence unless
  * coalesced puts wait (weft_ofi_put_api says why). */
 static inline int weft_ofi_coal_takes(const struct weft_ofi_tx *tx, size_t len, int pe)
 {
     return tx == &weft_ofi_tx0 && weft_ofi.coalesce && len && len <= WEFT_OFI_COAL_MAX_PUT &&
-           pe != weft_rt.my_pe && (!tx->coal_direct_next || (tx->enter_slow & WEFT_TX_COALESCED));
+           pe != weft_rt.my_pe &&
+           (!__atomic_load_n(&tx->coal_direct_next, __ATOMIC_RELAXED) ||
+            (tx->enter_slow & WEFT_TX_COALESCED));
 }
 void weft_ofi_coal_flush_try(int from_thread);
 void weft_ofi_coal_send(struct weft_ofi_tx *tx);

@@ -118,7 +118,10 @@ static void inject_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void
     injected_put_issued(tx, pe);
 }
 
-void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
+/* seg is a constant in each caller below: the heap's address and key are
+ * then loaded without an index (6 instructions of shmem_int_p over shm). */
+static inline __attribute__((always_inline)) void put_scalar(int seg, uint64_t off, uint64_t bits,
+                                                             size_t len, int pe)
 {
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
     /* The common case straight to the provider; coalescing (scalar_inject
@@ -126,16 +129,25 @@ void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
      * limits and a shared tx0 take the general path. */
     if (WEFT_LIKELY(len <= weft_ofi.scalar_inject) &&
         WEFT_LIKELY(fi_inject_write(tx->ep, &bits, len, (fi_addr_t)pe,
-                                    weft_ofi_raddr(pe, WEFT_SEG_HEAP, off),
-                                    weft_ofi_rkey(pe, WEFT_SEG_HEAP)) == 0)) {
+                                    weft_ofi_raddr(pe, seg, off), weft_ofi_rkey(pe, seg)) == 0)) {
         injected_put_issued(tx, pe);
         return;
     }
     if (weft_ofi_coal_takes(tx, len, pe)) {
-        weft_ofi_coal_put_word(off, bits, len, pe);
+        weft_ofi_coal_put_word(off, bits, len, pe, seg);
         return;
     }
-    weft_ofi_put_default(off, &bits, len, pe, 0);
+    weft_ofi_put_api(tx, seg, off, &bits, len, pe, 0);
+}
+
+void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
+{
+    put_scalar(WEFT_SEG_HEAP, off, bits, len, pe);
+}
+
+void weft_ofi_put_scalar_static(uint64_t off, uint64_t bits, size_t len, int pe)
+{
+    put_scalar(WEFT_SEG_DATA, off, bits, len, pe);
 }
 
 void weft_ofi_put_api(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
@@ -150,7 +162,9 @@ void weft_ofi_put_api(struct weft_ofi_tx *tx, int seg, uint64_t off, const void 
         weft_ofi_coal_put(seg, off, src, len, pe);
         return;
     }
-    tx->coal_direct_next = 0;
+    /* A hint shared by the threads of the default context: relaxed. */
+    if (__atomic_load_n(&tx->coal_direct_next, __ATOMIC_RELAXED))
+        __atomic_store_n(&tx->coal_direct_next, 0, __ATOMIC_RELAXED);
     if (nbi)
         weft_ofi_put_nbi(tx, seg, off, src, len, pe);
     else
@@ -166,6 +180,13 @@ uint64_t weft_ofi_get_scalar(uint64_t off, size_t len, int pe)
 {
     uint64_t bits = 0;
     weft_ofi_get(&weft_ofi_tx0, &bits, WEFT_SEG_HEAP, off, len, pe);
+    return bits;
+}
+
+uint64_t weft_ofi_get_scalar_static(uint64_t off, size_t len, int pe)
+{
+    uint64_t bits = 0;
+    weft_ofi_get(&weft_ofi_tx0, &bits, WEFT_SEG_DATA, off, len, pe);
     return bits;
 }
 
@@ -570,7 +591,8 @@ void weft_ofi_fence(struct weft_ofi_tx *tx)
      * visible at its target (write counter caught up, then
      * FI_DELIVERY_COMPLETE or the flush read above), so nothing issued
      * after it is even posted before the data has landed. */
-    tx->coal_direct_next = 1;
+    if (tx == &weft_ofi_tx0) /* the only tx that coalesces */
+        __atomic_store_n(&tx->coal_direct_next, 1, __ATOMIC_RELAXED);
     if (tx->enter_slow == WEFT_TX_COALESCED) {
         weft_ofi_coal_send(tx);
         if (fence_by_order(tx))
