@@ -96,20 +96,34 @@ union weft_scalar {
 #define WEFT_COLD __attribute__((cold, noinline))
 
 #define WEFT_DEF_API_PG(N, T)                                                               \
+    /* The value as the first bytes of a word, and back (types of up to 8                   \
+     * bytes; the bound only keeps wider types' dead branches compiling). */                \
+    static inline uint64_t weft_bits_of_##N(T value)                                        \
+    {                                                                                       \
+        union weft_scalar v = {0};                                                          \
+        memcpy(v.bytes, &value, sizeof(T) <= 8 ? sizeof(T) : 8);                            \
+        return v.bits;                                                                      \
+    }                                                                                       \
+    static inline T weft_value_of_##N(uint64_t bits)                                        \
+    {                                                                                       \
+        union weft_scalar v = {.bits = bits};                                               \
+        T value;                                                                            \
+        memset(&value, 0, sizeof value);                                                    \
+        memcpy(&value, v.bytes, sizeof(T) <= 8 ? sizeof(T) : 8);                            \
+        return value;                                                                       \
+    }                                                                                       \
     static WEFT_COLD void weft_p_checked_##N(uint64_t doff, T value, int pe)                \
     {                                                                                       \
         weft_api_put("shmem_" #N "_p", SHMEM_CTX_DEFAULT, (T *)WEFT_DATA_ADDR(doff), &value, \
                      sizeof(T), pe, 0);                                                     \
     }                                                                                       \
-    /* Static data at doff of an unmapped peer (PE already checked): through \
-     * libfabric like the heap; past the data's fast limit, the funnel. Out \
-     * of line, so that the direct path does not widen the value early. */ \
+    /* Static data at doff of an unmapped peer (PE already checked): through                \
+     * libfabric like the heap; past the data's fast limit, the funnel. Out                 \
+     * of line, so that the direct path does not widen the value early. */                  \
     static WEFT_COLD void weft_p_static_##N(uint64_t doff, T value, int pe)                 \
     {                                                                                       \
         if (sizeof(T) <= 8 && WEFT_LIKELY(doff < weft_fast_data_limit)) {                   \
-            union weft_scalar v = {0};                                                      \
-            memcpy(v.bytes, &value, sizeof(T));                                             \
-            weft_ofi_put_scalar_static(doff, v.bits, sizeof(T), pe);                \
+            weft_ofi_put_scalar_static(doff, weft_bits_of_##N(value), sizeof(T), pe);       \
         } else {                                                                            \
             weft_p_checked_##N(doff, value, pe);                                            \
         }                                                                                   \
@@ -125,9 +139,7 @@ union weft_scalar {
                 return;                                                                     \
             }                                                                               \
             if (WEFT_LIKELY(off < weft_fast_heap_limit)) {                                  \
-                union weft_scalar v = {0};                                                  \
-                memcpy(v.bytes, &value, sizeof(T));                                         \
-                weft_ofi_put_scalar(off, v.bits, sizeof(T), pe);                            \
+                weft_ofi_put_scalar(off, weft_bits_of_##N(value), sizeof(T), pe);           \
                 return;                                                                     \
             }                                                                               \
             weft_p_static_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), value, pe);                   \
@@ -153,13 +165,8 @@ union weft_scalar {
     }                                                                                       \
     static inline T weft_g_static_##N(uint64_t doff, int pe)                                \
     {                                                                                       \
-        if (sizeof(T) <= 8 && WEFT_LIKELY(doff < weft_fast_data_limit)) {                   \
-            union weft_scalar v;                                                            \
-            T value;                                                                        \
-            v.bits = weft_ofi_get_scalar_static(doff, sizeof(T), pe);               \
-            memcpy(&value, v.bytes, sizeof(T));                                             \
-            return value;                                                                   \
-        }                                                                                   \
+        if (sizeof(T) <= 8 && WEFT_LIKELY(doff < weft_fast_data_limit))                     \
+            return weft_value_of_##N(weft_ofi_get_scalar_static(doff, sizeof(T), pe));      \
         return weft_g_checked_##N(doff, pe);                                                \
     }                                                                                       \
     T shmem_##N##_g(const T *source, int pe)                                                \
@@ -170,13 +177,8 @@ union weft_scalar {
             const char *peer = weft_fast_heap_peer[(unsigned)pe];                           \
             if (WEFT_LIKELY(peer != NULL))                                                  \
                 return *(const T *)(const void *)(peer + off);                              \
-            if (WEFT_LIKELY(off < weft_fast_heap_limit)) {                                  \
-                union weft_scalar v;                                                        \
-                T value;                                                                    \
-                v.bits = weft_ofi_get_scalar(off, sizeof(T), pe);            \
-                memcpy(&value, v.bytes, sizeof(T));                                         \
-                return value;                                                               \
-            }                                                                               \
+            if (WEFT_LIKELY(off < weft_fast_heap_limit))                                    \
+                return weft_value_of_##N(weft_ofi_get_scalar(off, sizeof(T), pe));          \
             return weft_g_static_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), pe);                   \
         } else if (sizeof(T) <= 8 && WEFT_DATA_OFF_OF_HEAP_OFF(off) < weft_fast_data_limit) { \
             weft_fast_check_pe("shmem_" #N "_g", pe);                                       \
