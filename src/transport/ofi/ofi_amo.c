@@ -388,7 +388,7 @@ void weft_ofi_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype d
         WEFT_LIKELY(fi_inject_atomic(tx->ep, operand, 1, (fi_addr_t)pe,
                                      weft_ofi_raddr(pe, seg, off), weft_ofi_rkey(pe, seg),
                                      fi_dt[dt], fi_opmap[op]) == 0)) {
-        if (!weft_ofi.ordered)
+        if (!weft_ofi.ordered) /* weft_ofi_amo_order without its fence test */
             tx->unordered_since_quiet = 1;
         amo_injected(tx, pe);
         return;

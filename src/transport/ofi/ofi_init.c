@@ -113,19 +113,22 @@ static void pick_up_error_text(struct weft_ofi_tx *tx)
  * error counter is read only while the count falls short: an operation
  * that failed is never counted as done. */
 #define COUNTER_POLLS 8u
-static __attribute__((noinline)) void wait_cntr(struct weft_ofi_tx *tx, struct fid_cntr *c, uint64_t issued,
-                      uint64_t *done_seen, uint64_t *err_seen, const char *what,
-                      const char *kind)
+/* The polls of tx's write (reads 0) or read counter once the first read
+ * fell short; out of line, so that the usual quiet, whose first read finds
+ * everything done, neither builds this frame nor reads the counter twice. */
+static __attribute__((noinline)) void wait_cntr_polling(struct weft_ofi_tx *tx, int reads,
+                                                        uint64_t issued, const char *what)
 {
-    if (WEFT_LIKELY(*done_seen >= issued))
-        return;
-    uint64_t done = fi_cntr_read(c);
+    struct fid_cntr *c = reads ? tx->rcntr : tx->wcntr;
+    uint64_t *err_seen = reads ? &tx->r_err_seen : &tx->w_err_seen;
     unsigned spins = 0, polls = 0;
-    while (WEFT_UNLIKELY(done < issued)) {
+    uint64_t done;
+    do {
         uint64_t err = fi_cntr_readerr(c);
         if (WEFT_UNLIKELY(err != *err_seen)) {
             pick_up_error_text(tx);
-            weft_fatal(what, "%" PRIu64 " %s operation(s) failed: %s", err - *err_seen, kind,
+            weft_fatal(what, "%" PRIu64 " %s operation(s) failed: %s", err - *err_seen,
+                       reads ? "get/fetching atomic" : "put/atomic",
                        weft_ofi.last_err[0] ? weft_ofi.last_err : "(no detail from provider)");
         }
         if (++polls % COUNTER_POLLS == 0)
@@ -133,38 +136,35 @@ static __attribute__((noinline)) void wait_cntr(struct weft_ofi_tx *tx, struct f
         else
             __builtin_ia32_pause();
         done = fi_cntr_read(c);
+    } while (WEFT_UNLIKELY(done < issued));
+    *(reads ? &tx->r_done_seen : &tx->w_done_seen) = done;
+}
+
+/* Wait until the counter reaches issued; a wait for no more than the count
+ * last read returns without calling the provider. */
+static inline void wait_cntr(struct weft_ofi_tx *tx, struct fid_cntr *c, uint64_t *done_seen,
+                             int reads, uint64_t issued, const char *what)
+{
+    if (WEFT_LIKELY(*done_seen >= issued))
+        return;
+    uint64_t done = fi_cntr_read(c);
+    if (WEFT_UNLIKELY(done < issued)) {
+        wait_cntr_polling(tx, reads, issued, what);
+        return;
     }
     *done_seen = done;
 }
 
-/* The usual case, one counter read that finds everything done, without
- * wait_cntr's frame (about 20 instructions of a quiet after one put). */
-static inline int cntr_caught_up(struct fid_cntr *c, uint64_t issued, uint64_t *done_seen)
-{
-    if (WEFT_LIKELY(*done_seen >= issued))
-        return 1;
-    uint64_t done = fi_cntr_read(c);
-    if (done < issued)
-        return 0;
-    *done_seen = done;
-    return 1;
-}
-
 void weft_ofi_wait_writes(struct weft_ofi_tx *tx, const char *what)
 {
-    uint64_t issued = __atomic_load_n(&tx->w_issued, __ATOMIC_RELAXED);
-    if (WEFT_LIKELY(cntr_caught_up(tx->wcntr, issued, &tx->w_done_seen)))
-        return;
-    wait_cntr(tx, tx->wcntr, issued, &tx->w_done_seen, &tx->w_err_seen, what, "put/atomic");
+    wait_cntr(tx, tx->wcntr, &tx->w_done_seen, 0,
+              __atomic_load_n(&tx->w_issued, __ATOMIC_RELAXED), what);
 }
 
 void weft_ofi_wait_reads(struct weft_ofi_tx *tx, const char *what)
 {
-    uint64_t issued = __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED);
-    if (WEFT_LIKELY(cntr_caught_up(tx->rcntr, issued, &tx->r_done_seen)))
-        return;
-    wait_cntr(tx, tx->rcntr, issued, &tx->r_done_seen, &tx->r_err_seen, what,
-              "get/fetching atomic");
+    wait_cntr(tx, tx->rcntr, &tx->r_done_seen, 1,
+              __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED), what);
 }
 
 /* ---- provider selection ------------------------------------------------ */

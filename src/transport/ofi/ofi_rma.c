@@ -176,18 +176,21 @@ void weft_ofi_put_default(uint64_t off, const void *src, size_t len, int pe, int
     weft_ofi_put_api(&weft_ofi_tx0, WEFT_SEG_HEAP, off, src, len, pe, nbi);
 }
 
-uint64_t weft_ofi_get_scalar(uint64_t off, size_t len, int pe)
+static inline uint64_t get_scalar(int seg, uint64_t off, size_t len, int pe)
 {
     uint64_t bits = 0;
-    weft_ofi_get(&weft_ofi_tx0, &bits, WEFT_SEG_HEAP, off, len, pe);
+    weft_ofi_get(&weft_ofi_tx0, &bits, seg, off, len, pe);
     return bits;
+}
+
+uint64_t weft_ofi_get_scalar(uint64_t off, size_t len, int pe)
+{
+    return get_scalar(WEFT_SEG_HEAP, off, len, pe);
 }
 
 uint64_t weft_ofi_get_scalar_static(uint64_t off, size_t len, int pe)
 {
-    uint64_t bits = 0;
-    weft_ofi_get(&weft_ofi_tx0, &bits, WEFT_SEG_DATA, off, len, pe);
-    return bits;
+    return get_scalar(WEFT_SEG_DATA, off, len, pe);
 }
 
 void weft_ofi_notify(struct weft_ofi_tx *tx, int seg, uint64_t off, uint64_t value, int pe)
