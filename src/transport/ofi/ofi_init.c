@@ -140,14 +140,15 @@ static __attribute__((noinline)) void wait_cntr_polling(struct weft_ofi_tx *tx, 
     *(reads ? &tx->r_done_seen : &tx->w_done_seen) = done;
 }
 
-/* Wait until the counter reaches issued; a wait for no more than the count
- * last read returns without calling the provider. */
-static inline void wait_cntr(struct weft_ofi_tx *tx, struct fid_cntr *c, uint64_t *done_seen,
-                             int reads, uint64_t issued, const char *what)
+/* Wait until tx's write (reads 0) or read counter reaches issued; a wait
+ * for no more than the count last read returns without calling the
+ * provider. reads is a constant at each caller, so the choices fold. */
+static inline void wait_cntr(struct weft_ofi_tx *tx, int reads, uint64_t issued, const char *what)
 {
+    uint64_t *done_seen = reads ? &tx->r_done_seen : &tx->w_done_seen;
     if (WEFT_LIKELY(*done_seen >= issued))
         return;
-    uint64_t done = fi_cntr_read(c);
+    uint64_t done = fi_cntr_read(reads ? tx->rcntr : tx->wcntr);
     if (WEFT_UNLIKELY(done < issued)) {
         wait_cntr_polling(tx, reads, issued, what);
         return;
@@ -157,14 +158,12 @@ static inline void wait_cntr(struct weft_ofi_tx *tx, struct fid_cntr *c, uint64_
 
 void weft_ofi_wait_writes(struct weft_ofi_tx *tx, const char *what)
 {
-    wait_cntr(tx, tx->wcntr, &tx->w_done_seen, 0,
-              __atomic_load_n(&tx->w_issued, __ATOMIC_RELAXED), what);
+    wait_cntr(tx, 0, __atomic_load_n(&tx->w_issued, __ATOMIC_RELAXED), what);
 }
 
 void weft_ofi_wait_reads(struct weft_ofi_tx *tx, const char *what)
 {
-    wait_cntr(tx, tx->rcntr, &tx->r_done_seen, 1,
-              __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED), what);
+    wait_cntr(tx, 1, __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED), what);
 }
 
 /* ---- provider selection ------------------------------------------------ */
