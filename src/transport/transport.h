@@ -187,6 +187,13 @@ static inline void weft_tx_progress(void)
     if (!weft_onnode.all_direct)
         weft_ofi_progress();
 }
+/* A wait or test was satisfied: a put the progress thread is applying is
+ * whole before the caller may overwrite what it saw (ofi.h). */
+static inline void weft_tx_settle_applied(void)
+{
+    if (!weft_onnode.all_direct)
+        weft_ofi_settle_applied();
+}
 /* Requests of peers this PE's progress has served so far, into *count;
  * returns 0 when that cannot be told (then a waiting PE must not nap:
  * core/sync.c). With every PE direct a PE serves nobody: peers reach its

@@ -165,6 +165,21 @@ void weft_ofi_fence(struct weft_ofi_tx *tx);
 /* Make progress on incoming requests (software atomics, provider manual
  * progress). Called by every wait loop. Cheap when there is nothing to do. */
 void weft_ofi_progress(void);
+/* Odd while the progress thread is inside the provider or weft's message
+ * handlers, where puts from peers are applied to this PE's memory: a
+ * provider's copy (shm, tcp's staging buffer: glibc memcpy) may store a
+ * byte twice, and a waiter that read the first store and reset its flag
+ * would see the second bring it back. weft_ofi_settle_applied: once a
+ * wait or test is satisfied, let the thread's turn end first (one load
+ * while the thread is outside). */
+extern unsigned weft_ofi_thread_turn;
+void weft_ofi_settle_applied_slow(unsigned turn);
+static inline void weft_ofi_settle_applied(void)
+{
+    unsigned turn = __atomic_load_n(&weft_ofi_thread_turn, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(turn & 1, 0))
+        weft_ofi_settle_applied_slow(turn);
+}
 /* Requests of peers served so far by this PE's progress: messages
  * received, plus the remote reads, writes and atomics the provider counts
  * (FI_RMA_EVENT; counted only where idle PEs may nap, the one place it is

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "../../am/am.h"
+#include "../../core/copy.h"
 #include "ofi_internal.h"
 #include "ofi_msg.h"
 
@@ -229,9 +230,13 @@ static void batch_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
             off > weft_rt.seg[seg].size || weft_rt.seg[seg].size - off < n)
             weft_fatal("weft_ofi_progress", "put batch from PE %d names offset %" PRIu64
                        " (%zu bytes) outside segment %u", src, off, n, seg);
-        /* In order: a flag put after its data is never seen first. */
+        /* In order: a flag put after its data is never seen first. Each
+         * byte stored once (copy.h): the application thread may read and
+         * reset a flag inside this record while the copy runs, and
+         * memcpy's second store of its last vectors would bring the flag
+         * back (sping over tcp hung so with 512 B and 1 KiB puts). */
         __atomic_thread_fence(__ATOMIC_RELEASE);
-        memcpy(weft_rt.seg[seg].base + off, p + REC_HDR, n);
+        weft_copy_once(weft_rt.seg[seg].base + off, p + REC_HDR, n);
         p += rec_size(n);
     }
     if (a0 & 1) {

@@ -351,13 +351,8 @@ void weft_ofi_ctx_fini(void);      /* finalize, closes what is left */
  * application sends what waits (a fence). flush_try: the same from wait
  * loops and the progress thread, skipped while someone else sends;
  * coal_poll: flush_try when anything waits. */
-/* 256, not 1024: with 512 B and 1 KiB puts coalesced, tests-sos's sping
- * (1 KiB ping-pong without fences) hung over tcp in 3-4 of 80 runs, two
- * jobs side by side, one PE waiting for a put its peer had sent and seen
- * acknowledged (as if an earlier put had been applied twice or late, so
- * that two landed on one reset of the flag). At 8 and 256 B: 0 of 80.
- * Cause not yet found (docs/performance.md, session 13). */
-#define WEFT_OFI_COAL_MAX_PUT 256
+/* Within a record's 12-bit length (ofi_coalesce.c). */
+#define WEFT_OFI_COAL_MAX_PUT 1024
 void weft_ofi_coal_init(int thread_on);
 void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int pe);
 void weft_ofi_coal_put_word(uint64_t off, uint64_t bits, size_t len, int pe,

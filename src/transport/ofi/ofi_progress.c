@@ -34,6 +34,7 @@
  * (docs/provider-notes/wait_objects.c). */
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 
@@ -124,13 +125,41 @@ static void nap_us(long long us)
     nanosleep(&ts, NULL);
 }
 
+unsigned weft_ofi_thread_turn;
+
+/* The thread's turn in the provider begins and ends (ofi.h). The fences
+ * keep the copies of the turn after its begin and before its end for a
+ * waiter that reads the data, then the turn. */
+static void turn_begin(void)
+{
+    __atomic_store_n(&weft_ofi_thread_turn, weft_ofi_thread_turn + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static void turn_end(void)
+{
+    __atomic_store_n(&weft_ofi_thread_turn, weft_ofi_thread_turn + 1, __ATOMIC_RELEASE);
+}
+
+void weft_ofi_settle_applied_slow(unsigned turn)
+{
+    unsigned spins = 0;
+    while (__atomic_load_n(&weft_ofi_thread_turn, __ATOMIC_ACQUIRE) == turn)
+        if (++spins < 1024)
+            __builtin_ia32_pause();
+        else
+            sched_yield(); /* the thread may be preempted mid-copy */
+}
+
 /* Block until a peer's request may have arrived, or ms passed. 0, or -1
  * when the provider will not let us wait on the fd after all (then the
  * caller naps instead, never spins). */
 static int wait_for_peer(int ms)
 {
     struct fid *f = &weft_ofi.cq->fid;
+    turn_begin(); /* fi_trywait may progress the endpoint */
     int rc = fi_trywait(weft_ofi.fabric, &f, 1);
+    turn_end();
     if (rc == -FI_EAGAIN)
         return 0; /* something is ready: progress now */
     if (rc != 0) {
@@ -161,6 +190,7 @@ static void *progress_main(void *arg)
             continue;
         }
         standdown = interval;
+        turn_begin();
         drain();
         /* The application computes: its coalesced puts leave now. */
         weft_ofi_coal_flush_try(1);
@@ -170,6 +200,7 @@ static void *progress_main(void *arg)
          * wait; between waits, non-blocking puts on manual-progress
          * providers would stall (tcp: the socket fills), so poke them. */
         weft_ofi_ctx_poke();
+        turn_end();
         /* The count before the wait: polls made during it are what the
          * next turn looks for (read after it, they would never be seen,
          * and the thread would never stand down). */
