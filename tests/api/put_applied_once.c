@@ -19,14 +19,7 @@
  *
  * Not on the direct path (PE 0 stores there, put_once covers it); without
  * perf_event_open breakpoints every PE exits 77 (ctest: skipped). */
-#include <dirent.h>
-#include <errno.h>
-#include <linux/hw_breakpoint.h>
-#include <linux/perf_event.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
-
-#include "weft_test.h"
+#include "wt_watch.h"
 
 #define MAXLEN 1024 /* the coalescing limit */
 #define MAX_THREADS 32
@@ -39,59 +32,19 @@ struct watch {
     pid_t tid[MAX_THREADS];
 };
 
-static int watch_byte(void *addr, pid_t tid)
-{
-    struct perf_event_attr a;
-    memset(&a, 0, sizeof a);
-    a.type = PERF_TYPE_BREAKPOINT;
-    a.size = sizeof a;
-    a.bp_type = HW_BREAKPOINT_W;
-    a.bp_addr = (unsigned long)(uintptr_t)addr;
-    a.bp_len = HW_BREAKPOINT_LEN_1;
-    a.disabled = 1;
-    a.exclude_kernel = 1;
-    a.exclude_hv = 1;
-    return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, 0);
-}
-
-/* The threads of this process now (the progress thread among them). */
-static int list_threads(pid_t *tid, int max)
-{
-    DIR *d = opendir("/proc/self/task");
-    WT_CHECK(d, "opendir /proc/self/task: %s", strerror(errno));
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.') {
-            WT_CHECK(n < max, "more than %d threads", max);
-            tid[n++] = (pid_t)atoi(e->d_name);
-        }
-    closedir(d);
-    return n;
-}
-
 /* Watch the first, the last, a middle and the second-to-last byte. */
 static void arm(struct watch *w, unsigned char *dest, size_t len)
 {
-    size_t cand[4] = {0, len - 1, len / 2, len >= 2 ? len - 2 : 0};
-    w->n = 0;
-    w->nthreads = list_threads(w->tid, MAX_THREADS);
-    for (int k = 0; k < 4; k++) {
-        int dup = 0;
-        for (int j = 0; j < w->n; j++)
-            dup |= w->at[j] == cand[k];
-        if (dup)
-            continue;
+    w->n = wt_watched_bytes(len, w->at);
+    w->nthreads = wt_threads(w->tid, MAX_THREADS, 0);
+    for (int j = 0; j < w->n; j++)
         for (int t = 0; t < w->nthreads; t++) {
-            int fd = watch_byte(dest + cand[k], w->tid[t]);
-            WT_CHECK(fd >= 0, "perf_event_open on byte %zu, thread %d: %s", cand[k],
+            int fd = wt_watch_byte(dest + w->at[j], w->tid[t], 0);
+            WT_CHECK(fd >= 0, "perf_event_open on byte %zu, thread %d: %s", w->at[j],
                      (int)w->tid[t], strerror(errno));
-            ioctl(fd, PERF_EVENT_IOC_RESET, 0);
-            ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-            w->fd[w->n][t] = fd;
+            wt_watch_start(fd);
+            w->fd[j][t] = fd;
         }
-        w->at[w->n++] = cand[k];
-    }
 }
 
 /* Returns how many watched bytes were stored from user space. */
@@ -101,14 +54,8 @@ static int check(struct watch *w, const unsigned char *dest, const unsigned char
     int stored = 0;
     for (int j = 0; j < w->n; j++) {
         long long writes = 0;
-        for (int t = 0; t < w->nthreads; t++) {
-            long long c = 0;
-            ioctl(w->fd[j][t], PERF_EVENT_IOC_DISABLE, 0);
-            WT_CHECK(read(w->fd[j][t], &c, sizeof c) == (ssize_t)sizeof c,
-                     "reading the watchpoint");
-            close(w->fd[j][t]);
-            writes += c;
-        }
+        for (int t = 0; t < w->nthreads; t++)
+            writes += wt_watch_close(w->fd[j][t]);
         WT_CHECK(writes <= 1,
                  "%s of %zu bytes: byte %zu of the destination was stored %lld times at the "
                  "target (a byte stored twice can bring back a value the application already "
@@ -119,16 +66,6 @@ static int check(struct watch *w, const unsigned char *dest, const unsigned char
         stored += writes == 1;
     }
     return stored;
-}
-
-static int perf_usable(void)
-{
-    static unsigned char probe;
-    int fd = watch_byte(&probe, 0);
-    if (fd < 0)
-        return 0;
-    close(fd);
-    return 1;
 }
 
 enum form { PUTMEM, PUTMEM_NBI, INT_PUT, LONG_P, NFORMS };
@@ -160,21 +97,11 @@ int main(void)
     unsigned char *heap = shmem_malloc(MAXLEN + 64);
     unsigned char *src = malloc(MAXLEN);
     WT_CHECK(heap && src, "allocation");
-    static int verdict;
-    verdict = 1;
-    shmem_barrier_all();
     /* PE 0 must reach PE 1 through libfabric; PE 1 (the watcher) needs
      * breakpoints. */
-    if (wt_npes < 2 || (wt_me == 0 && shmem_ptr(heap, 1)) || (wt_me == 1 && !perf_usable()))
-        shmem_int_atomic_set(&verdict, 0, 0);
-    shmem_barrier_all();
-    if (!shmem_int_g(&verdict, 0)) {
-        if (wt_me == 0)
-            printf("SKIPPED [put_applied_once]: needs PE 1 off the direct path and "
-                   "perf_event_open breakpoints\n");
-        shmem_finalize();
-        return 77;
-    }
+    wt_skip_unless_all(wt_npes >= 2 && !(wt_me == 0 && shmem_ptr(heap, 1)) &&
+                           !(wt_me == 1 && !wt_watch_usable()),
+                       "put_applied_once", "PE 1 off the direct path and perf_event_open breakpoints");
     static const size_t sizes[] = {1, 4, 8, 12, 16, 100, 255, 256, 257, 300, 512, 1000, 1024};
     int user_stored = 0, checks = 0;
     unsigned tag = 0;

@@ -14,13 +14,7 @@
  *
  * Needs the direct path between PE 0 and PE 1 and perf_event_open with
  * breakpoints; without either it exits 77 on every PE (ctest: skipped). */
-#include <errno.h>
-#include <linux/hw_breakpoint.h>
-#include <linux/perf_event.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
-
-#include "weft_test.h"
+#include "wt_watch.h"
 
 #define MAXLEN 8192
 static unsigned char dest_bss[MAXLEN];
@@ -31,64 +25,26 @@ struct watch {
     int n;
 };
 
-static int watch_byte(void *addr)
-{
-    struct perf_event_attr a;
-    memset(&a, 0, sizeof a);
-    a.type = PERF_TYPE_BREAKPOINT;
-    a.size = sizeof a;
-    a.bp_type = HW_BREAKPOINT_W;
-    a.bp_addr = (unsigned long)(uintptr_t)addr;
-    a.bp_len = HW_BREAKPOINT_LEN_1;
-    a.disabled = 1;
-    a.exclude_kernel = 1;
-    a.exclude_hv = 1;
-    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-}
-
 /* Watch the first, the last, a middle and the second-to-last byte. */
 static void arm(struct watch *w, unsigned char *mapped, size_t len)
 {
-    size_t cand[4] = {0, len - 1, len / 2, len >= 2 ? len - 2 : 0};
-    w->n = 0;
-    for (int k = 0; k < 4; k++) {
-        int dup = 0;
-        for (int j = 0; j < w->n; j++)
-            dup |= w->at[j] == cand[k];
-        if (dup)
-            continue;
-        int fd = watch_byte(mapped + cand[k]);
-        WT_CHECK(fd >= 0, "perf_event_open on byte %zu: %s", cand[k], strerror(errno));
-        ioctl(fd, PERF_EVENT_IOC_RESET, 0);
-        ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-        w->fd[w->n] = fd;
-        w->at[w->n++] = cand[k];
+    w->n = wt_watched_bytes(len, w->at);
+    for (int j = 0; j < w->n; j++) {
+        w->fd[j] = wt_watch_byte(mapped + w->at[j], 0, 0);
+        WT_CHECK(w->fd[j] >= 0, "perf_event_open on byte %zu: %s", w->at[j], strerror(errno));
+        wt_watch_start(w->fd[j]);
     }
 }
 
 static void check(struct watch *w, const char *what, size_t len)
 {
     for (int j = 0; j < w->n; j++) {
-        long long writes = 0;
-        ioctl(w->fd[j], PERF_EVENT_IOC_DISABLE, 0);
-        WT_CHECK(read(w->fd[j], &writes, sizeof writes) == (ssize_t)sizeof writes,
-                 "reading the watchpoint");
-        close(w->fd[j]);
+        long long writes = wt_watch_close(w->fd[j]);
         WT_CHECK(writes == 1,
                  "%s of %zu bytes: byte %zu of the destination was stored %lld times (a byte "
                  "stored twice can bring back a value the target already replaced)",
                  what, len, w->at[j], writes);
     }
-}
-
-static int perf_usable(void)
-{
-    static unsigned char probe;
-    int fd = watch_byte(&probe);
-    if (fd < 0)
-        return 0;
-    close(fd);
-    return 1;
 }
 
 int main(void)
@@ -99,20 +55,9 @@ int main(void)
     WT_CHECK(heap && src, "allocation");
     for (size_t i = 0; i < MAXLEN; i++)
         src[i] = (unsigned char)(i * 7 + 1);
-    int usable = wt_npes >= 2 && shmem_ptr(heap, 1) && shmem_ptr(dest_bss, 1) && perf_usable();
-    static int verdict;
-    verdict = 1;
-    shmem_barrier_all();
-    if (!usable)
-        shmem_int_atomic_set(&verdict, 0, 0);
-    shmem_barrier_all();
-    if (!shmem_int_g(&verdict, 0)) {
-        if (wt_me == 0)
-            printf("SKIPPED [put_once]: needs PE 1 on the direct path and perf_event_open "
-                   "breakpoints\n");
-        shmem_finalize();
-        return 77;
-    }
+    int usable = wt_npes >= 2 && shmem_ptr(heap, 1) && shmem_ptr(dest_bss, 1) && wt_watch_usable();
+    wt_skip_unless_all(usable, "put_once",
+                       "PE 1 on the direct path and perf_event_open breakpoints");
     if (wt_me == 0) {
         static const size_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 24, 31, 32,
                                        33, 48, 63, 64, 65, 100, 127, 128, 129, 255, 256, 257,
@@ -164,11 +109,7 @@ int main(void)
             arm(&w, mapped, 20);
             shmem_int_iput((int *)(void *)dest, (const int *)(void *)src, 2, 1, 3, 1);
             for (int j = 0; j < w.n; j++) {
-                long long writes = 0;
-                ioctl(w.fd[j], PERF_EVENT_IOC_DISABLE, 0);
-                WT_CHECK(read(w.fd[j], &writes, sizeof writes) == (ssize_t)sizeof writes,
-                         "reading the watchpoint");
-                close(w.fd[j]);
+                long long writes = wt_watch_close(w.fd[j]);
                 int in_element = (w.at[j] / 4) % 2 == 0;
                 WT_CHECK(writes == in_element,
                          "shmem_int_iput stride 2: byte %zu stored %lld times, expected %d",

@@ -16,18 +16,11 @@
  *
  * Skipped (77 on every PE) on the direct path, without a progress thread,
  * or without perf_event_open breakpoints. */
-#define _GNU_SOURCE
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <linux/hw_breakpoint.h>
-#include <linux/perf_event.h>
-#include <signal.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
-#include <time.h>
+#include "wt_watch.h" /* first: weft_test.h sets _GNU_SOURCE (F_SETSIG) */
 
-#include "weft_test.h"
+#include <fcntl.h>
+#include <signal.h>
+#include <time.h>
 
 #define STALL_MS 100
 #define MAX_THREADS 32
@@ -56,23 +49,12 @@ static void on_store(int sig, siginfo_t *si, void *uc)
     errno = saved;
 }
 
-static int watch_byte(void *addr, pid_t tid, int notify)
+/* A watchpoint whose every store signals the storing thread (on_store). */
+static int watch_signalled(void *addr, pid_t tid)
 {
-    struct perf_event_attr a;
-    memset(&a, 0, sizeof a);
-    a.type = PERF_TYPE_BREAKPOINT;
-    a.size = sizeof a;
-    a.bp_type = HW_BREAKPOINT_W;
-    a.bp_addr = (unsigned long)(uintptr_t)addr;
-    a.bp_len = HW_BREAKPOINT_LEN_1;
-    a.sample_period = 1;
-    a.wakeup_events = 1;
-    a.disabled = 1;
-    a.exclude_kernel = 1;
-    a.exclude_hv = 1;
-    int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, 0);
-    if (fd < 0 || !notify)
-        return fd;
+    int fd = wt_watch_byte(addr, tid, 1);
+    if (fd < 0)
+        return -1;
     struct f_owner_ex owner = {F_OWNER_TID, tid};
     if (fcntl(fd, F_SETFL, O_RDWR | O_NONBLOCK | O_ASYNC) != 0 ||
         fcntl(fd, F_SETSIG, SIGRTMIN + 1) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0) {
@@ -80,24 +62,6 @@ static int watch_byte(void *addr, pid_t tid, int notify)
         return -1;
     }
     return fd;
-}
-
-/* The threads of this process but the main one. */
-static int other_threads(pid_t *tid, int max)
-{
-    DIR *d = opendir("/proc/self/task");
-    WT_CHECK(d, "opendir /proc/self/task: %s", strerror(errno));
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        pid_t t = (pid_t)atoi(e->d_name);
-        if (e->d_name[0] != '.' && t != main_tid) {
-            WT_CHECK(n < max, "more than %d threads", max);
-            tid[n++] = t;
-        }
-    }
-    closedir(d);
-    return n;
 }
 
 enum form { LONG_P, INT_P, PUTMEM_1K, PUTMEM_4K, NFORMS };
@@ -113,28 +77,18 @@ int main(void)
     WT_CHECK(heap && src, "allocation");
     pid_t tid[MAX_THREADS];
     int nthreads = 0;
-    static int verdict;
-    verdict = 1;
-    shmem_barrier_all();
+    int ok = wt_npes >= 2 && !(wt_me == 0 && shmem_ptr(heap, 1));
     if (wt_me == 1) {
-        nthreads = other_threads(tid, MAX_THREADS);
+        nthreads = wt_threads(tid, MAX_THREADS, main_tid);
         static unsigned char probe;
-        int fd = watch_byte(&probe, main_tid, 1);
+        int fd = watch_signalled(&probe, main_tid);
         if (fd >= 0)
             close(fd);
-        if (fd < 0 || nthreads == 0)
-            shmem_int_atomic_set(&verdict, 0, 0);
+        ok = ok && fd >= 0 && nthreads > 0;
     }
-    if (wt_npes < 2 || (wt_me == 0 && shmem_ptr(heap, 1)))
-        shmem_int_atomic_set(&verdict, 0, 0);
-    shmem_barrier_all();
-    if (!shmem_int_g(&verdict, 0)) {
-        if (wt_me == 0)
-            printf("SKIPPED [wait_applied]: needs PE 1 off the direct path, a progress thread "
-                   "and perf_event_open breakpoints\n");
-        shmem_finalize();
-        return 77;
-    }
+    wt_skip_unless_all(ok, "wait_applied",
+                       "PE 1 off the direct path, a progress thread and perf_event_open "
+                       "breakpoints");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_store;
@@ -158,7 +112,7 @@ int main(void)
         int fd[MAX_THREADS];
         if (wt_me == 1) {
             for (int t = 0; t < nthreads; t++) {
-                fd[t] = watch_byte(heap + at, tid[t], 1);
+                fd[t] = watch_signalled(heap + at, tid[t]);
                 WT_CHECK(fd[t] >= 0, "perf_event_open on thread %d: %s", (int)tid[t],
                          strerror(errno));
             }
