@@ -99,8 +99,8 @@ int main(void)
     WT_CHECK(heap && src, "allocation");
     /* PE 0 must reach PE 1 through libfabric; PE 1 (the watcher) needs
      * breakpoints. */
-    wt_skip_unless_all(wt_npes >= 2 && !(wt_me == 0 && shmem_ptr(heap, 1)) &&
-                           !(wt_me == 1 && !wt_watch_usable()),
+    wt_skip_unless_all(wt_npes >= 2 && (wt_me != 0 || !shmem_ptr(heap, 1)) &&
+                           (wt_me != 1 || wt_watch_usable()),
                        "put_applied_once", "PE 1 off the direct path and perf_event_open breakpoints");
     static const size_t sizes[] = {1, 4, 8, 12, 16, 100, 255, 256, 257, 300, 512, 1000, 1024};
     int user_stored = 0, checks = 0;

@@ -27,7 +27,7 @@
 #define LEN_MAX 4096
 
 static pid_t main_tid;
-static volatile sig_atomic_t stall_armed, stalls;
+static volatile sig_atomic_t stall_armed;
 
 static void sleep_ms(long ms)
 {
@@ -43,7 +43,6 @@ static void on_store(int sig, siginfo_t *si, void *uc)
     int saved = errno;
     if (stall_armed && (pid_t)syscall(SYS_gettid) != main_tid) {
         stall_armed = 0;
-        stalls++;
         sleep_ms(STALL_MS);
     }
     errno = saved;
@@ -103,7 +102,7 @@ int main(void)
                    : f == PUTMEM_1K ? 1024 : 4096;
         /* The flag: the put's last word, as in a ping-pong that waits on
          * the end of its data. */
-        size_t at = len >= 8 ? len - 8 : 0;
+        size_t at = len >= 8 ? len - 8 : 0, flag_len = len < 8 ? len : 8;
         WT_PHASE("round %d: %s", round, form_name[f]);
         memset(src, 0, LEN_MAX);
         for (size_t i = 0; i < len; i++)
@@ -118,7 +117,7 @@ int main(void)
             }
             stall_armed = 1;
             for (int t = 0; t < nthreads; t++)
-                ioctl(fd[t], PERF_EVENT_IOC_ENABLE, 0);
+                wt_watch_start(fd[t]);
         }
         shmem_barrier_all();
         if (wt_me == 0) {
@@ -147,10 +146,10 @@ int main(void)
             for (size_t i = 0; i < len; i++)
                 WT_CHECK(heap[i] == src[i], "%s: byte %zu is %u after the wait, expected %u",
                          form_name[f], i, heap[i], src[i]);
-            memset(flag, 0, len < 8 ? len : 8); /* reset, as the ping-pong does */
+            memset(flag, 0, flag_len); /* reset, as the ping-pong does */
             int stalled = !stall_armed;
             sleep_ms(STALL_MS + STALL_MS / 2);
-            for (size_t i = 0; i < (len < 8 ? len : 8); i++)
+            for (size_t i = 0; i < flag_len; i++)
                 WT_CHECK(flag[i] == 0,
                          "%s: the flag came back (byte %zu is %u) after shmem_wait_until saw it "
                          "and it was reset: the put was still being applied",
