@@ -32,8 +32,9 @@ struct peer_blob {
     uint64_t base[WEFT_NSEGS];
     uint64_t key[WEFT_NSEGS];
     uint32_t namelen;
-    uint32_t pad;
+    uint32_t cma_namelen; /* 0: no CMA read endpoint (ofi_cma_read.c) */
     uint8_t name[NAME_MAX_LEN];
+    uint8_t cma_name[NAME_MAX_LEN];
 };
 
 /* ---- errors, waiting, retrying ----------------------------------------- */
@@ -540,6 +541,7 @@ int weft_ofi_tx_open(struct weft_ofi_tx *tx, struct fid_cq *cq, int warn)
      * Not this PE: it sees its own memory by loads, not through its queue. */
     memset(tx->dirty, weft_ofi.injects_queued_in_order, (size_t)weft_rt.n_pes);
     tx->dirty[weft_rt.my_pe] = 0;
+    tx->cma_head_pe = -1;
     return open_scratch(tx, warn);
 }
 
@@ -743,7 +745,8 @@ int weft_ofi_init(int thread_multiple)
      * tell whether it serves anyone (core/sync.c, idle naps). shm counts
      * them (FI_RMA_EVENT); tcp;ofi_rxm cannot, and its PEs nap on the
      * CQ's descriptor instead (naps_on_cq_fd above). */
-    if (naps && rma_events) {
+    /* Gets read by CMA (ofi_cma_read.c) look at the same count. */
+    if ((naps || weft_ofi_cma_wanted()) && rma_events) {
         struct fi_cntr_attr ca;
         memset(&ca, 0, sizeof ca);
         ca.events = FI_CNTR_EVENTS_COMP;
@@ -765,6 +768,9 @@ int weft_ofi_init(int thread_multiple)
     size_t nl = sizeof mine.name;
     CHECK(fi_getname(&tx->ep->fid, mine.name, &nl), "fi_getname");
     mine.namelen = (uint32_t)nl;
+    size_t cnl = sizeof mine.cma_name;
+    (void)weft_ofi_cma_open(mine.cma_name, &cnl);
+    mine.cma_namelen = (uint32_t)cnl;
 
     int n = weft_rt.n_pes;
     struct peer_blob *all = calloc((size_t)n, sizeof *all);
@@ -828,6 +834,7 @@ int weft_ofi_init(int thread_multiple)
             weft_ofi.rkey[i] = weft_ofi.prov_key ? all[p].key[s] : (uint64_t)s;
             weft_ofi.rbase[i] = weft_ofi.virt_addr ? all[p].base[s] : 0;
         }
+    (void)weft_ofi_cma_connect(all[0].cma_name, &all[0].cma_namelen, sizeof *all, all[0].base);
     free(all);
 
     if (weft_am_init() != 0)
@@ -870,6 +877,7 @@ void weft_ofi_abandon(void)
         __atomic_exchange_n(&weft_ofi.abandoned, 1, __ATOMIC_ACQ_REL))
         return;
     weft_ofi_thread_stop();
+    weft_ofi_cma_abandon();
     if (weft_ofi_tx0.ep) {
         fi_close(&weft_ofi_tx0.ep->fid);
         weft_ofi_tx0.ep = NULL;
@@ -902,6 +910,7 @@ void weft_ofi_fini(void)
     (void)temp;
     weft_ofi_thread_stop();
     weft_ofi.coalesce = 0; /* tx_close below frees its buffers */
+    weft_ofi_cma_close(); /* after the barrier: peers read by it until then */
     weft_ofi_ctx_fini();
     weft_ofi_tx_close(tx);
     if (weft_ofi.served_cntr) { /* after tx0's endpoint, which holds it */
@@ -1027,6 +1036,10 @@ void weft_ofi_describe(FILE *out)
                 "leave as one message (WEFT_COALESCE)\n", WEFT_OFI_COAL_MAX_PUT);
     else
         fprintf(out, "  small puts        one write each\n");
+    if (weft_ofi_cma.min != SIZE_MAX)
+        fprintf(out, "  large gets        from %zu bytes copied by this PE (process_vm_readv on "
+                "a second, unordered shm endpoint) after a read through the target's queue "
+                "(WEFT_SHM_CMA_READ)\n", weft_ofi_cma.min);
     fprintf(out, "  remote completion %s\n",
             weft_ofi.rc == WEFT_RC_DELIVERY
                 ? "FI_DELIVERY_COMPLETE (injected puts/atomics flushed by a read at quiet)"

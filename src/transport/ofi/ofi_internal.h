@@ -107,6 +107,12 @@ struct weft_ofi_tx {
     int coal_direct_next;
     /* Contexts' txs in the registry the progress thread pokes (ofi_ctx.c). */
     struct weft_ofi_tx *next_ctx, *prev_ctx;
+    /* Gets read by CMA (ofi_cma_read.c): the PE whose queue the last
+     * ordering read went through, or -1, and the counts that say whether
+     * it still covers the next get (cma_head_valid). */
+    int cma_head_pe;
+    uint64_t cma_applied, cma_quiets, cma_issued;
+    uint64_t w_at_quiet; /* w_issued when a quiet last counted (weft_ofi.quiets) */
 };
 
 /* Take and release a tx around one operation; free for unshared txs. */
@@ -233,6 +239,10 @@ struct weft_ofi_state {
     /* progress (ofi_progress.c) */
     int progress_lock; /* trylock flag: one thread drains the CQ at a time */
     unsigned long app_polls; /* progress calls by application threads */
+    /* Quiets that completed writes or atomics, on any context (a relaxed count:
+     * racing threads may lose one, never leave it unchanged); gets read
+     * by CMA look at it (ofi_cma_read.c). */
+    unsigned long quiets;
     unsigned long msgs_served; /* CQ entries drained: peers' messages and
                                 * immediate data (and our sends' ends) */
     struct fid_cntr *served_cntr; /* remote accesses to tx0 (FI_RMA_EVENT), or NULL */
@@ -385,6 +395,51 @@ void weft_ofi_wait_reads(struct weft_ofi_tx *tx, const char *what);
 /* Nonzero while this thread waits for a context endpoint's completions,
  * which the shared CQ's descriptor does not cover (weft_ofi_can_block). */
 extern __thread int weft_ofi_waiting_own_cq;
+
+/* Large gets over shm by the origin's process_vm_readv (ofi_cma_read.c).
+ * min: gets of at least this many bytes go there (SIZE_MAX: off, the
+ * state everything starts and falls back to). */
+struct weft_ofi_cma {
+    size_t min;
+    struct fi_info *info;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_cntr *cntr; /* FI_READ: this PE's reads on the endpoint */
+    struct fid_ep *ep;
+    struct fid_mr *mr[WEFT_NSEGS];
+    uint64_t *base;  /* [pe * WEFT_NSEGS + seg]: peers' segment addresses */
+    fi_addr_t *addr; /* [pe]: the peer's endpoint in av */
+    uint8_t *peer;   /* [pe]: read from it by CMA */
+    uint64_t issued, errs;
+    uint64_t heads, declined; /* ordering reads; gets the provider refused */
+    int lock;
+    unsigned tick; /* drains since the endpoint was last polled */
+};
+extern struct weft_ofi_cma weft_ofi_cma;
+/* Whether this PE will try the endpoint (the same test open makes first):
+ * init then counts what peers apply here (served_cntr), which cma_get
+ * reads. */
+int weft_ofi_cma_wanted(void);
+/* Open the endpoint; its name into name (*namelen: room, then length; 0
+ * when it is not opened). 0, or -1 with reads by CMA off. */
+int weft_ofi_cma_open(void *name, size_t *namelen);
+/* Every PE's name, name length and segment bases, each at the same offset
+ * in its element of an array of stride-byte elements (the exchanged
+ * blobs). */
+int weft_ofi_cma_connect(const uint8_t *names, const uint32_t *namelens, size_t stride,
+                         const uint64_t *bases);
+void weft_ofi_cma_close(void);
+void weft_ofi_cma_abandon(void);
+void weft_ofi_cma_poll(void);
+/* Part of a get of len >= weft_ofi_cma.min bytes from pe into dst: how
+ * many of its first bytes are in place on return (0 to len; the caller
+ * reads the rest the ordered way). With tx held. */
+size_t weft_ofi_cma_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off, size_t len,
+                        int pe);
+/* A get through tx's own endpoint, as every get went before (ofi_rma.c). */
+void weft_ofi_get_ordered(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len,
+                          int pe);
 
 /* Atomics setup (ofi_amo.c): fill amo_query/dt_native. */
 void weft_ofi_amo_init(void);

@@ -285,11 +285,9 @@ void weft_ofi_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src
 
 /* ---- gets -------------------------------------------------------------- */
 
-static void get_nbi_held(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len,
-                         int pe)
+void weft_ofi_get_ordered(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len,
+                          int pe)
 {
-    if (WEFT_UNLIKELY(len == 0))
-        return;
     void *desc = weft_ofi_local_desc(dst, len);
     if (WEFT_UNLIKELY(weft_ofi.mr_local && !desc)) {
         bounce_get(tx, dst, seg, off, len, pe);
@@ -319,6 +317,23 @@ static void get_nbi_held(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t of
         raddr += c;
         len -= c;
     }
+}
+
+static void get_nbi_held(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len,
+                         int pe)
+{
+    if (WEFT_UNLIKELY(len == 0))
+        return;
+    /* Large gets over shm: by the origin's own copy (ofi_cma_read.c). */
+    if (WEFT_UNLIKELY(len >= __atomic_load_n(&weft_ofi_cma.min, __ATOMIC_RELAXED))) {
+        size_t done = weft_ofi_cma_get(tx, dst, seg, off, len, pe);
+        if (done == len)
+            return;
+        dst = (char *)dst + done;
+        off += done;
+        len -= done;
+    }
+    weft_ofi_get_ordered(tx, dst, seg, off, len, pe);
 }
 
 static void get_held(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len, int pe)
@@ -534,6 +549,11 @@ void weft_ofi_quiet_held(struct weft_ofi_tx *tx)
     tx->large_since_quiet = 0;
     tx->unordered_since_quiet = 0;
     tx->fence_pending = 0;
+    if (tx->w_issued != tx->w_at_quiet) { /* for gets read by CMA (ofi_cma_read.c) */
+        tx->w_at_quiet = tx->w_issued;
+        __atomic_store_n(&weft_ofi.quiets, __atomic_load_n(&weft_ofi.quiets, __ATOMIC_RELAXED) + 1,
+                         __ATOMIC_RELAXED);
+    }
     weft_ofi_set_active(tx, 0);
 }
 

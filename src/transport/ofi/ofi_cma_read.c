@@ -1,0 +1,361 @@
+/* ofi_cma_read.c owns large gets over libfabric shm that the origin copies
+ * itself with process_vm_readv: a second shm domain and endpoint opened
+ * without RMA ordering and with FI_MR_VIRT_ADDR, on which libfabric 1.17
+ * serves a read by its "fast RMA" path, and the ordering read that must
+ * come first.
+ *
+ * Why a second endpoint. libfabric 1.17's shm reads by CMA only on that
+ * path (smr_generic_rma), which it turns off for the whole domain when the
+ * endpoint orders RMA (weft's does: fence is free on shm) and for every
+ * read flagged FI_DELIVERY_COMPLETE (weft's default flag). On the ordered
+ * endpoint a get goes through the target's bounce buffers in pieces, each
+ * needing the target's progress: about half of SOS's bandwidth from 32 KiB
+ * up (docs/providers.md, "shm: how reads move").
+ *
+ * Why the ordering read. Writes injected to a PE (every put up to 4 KiB,
+ * every atomic) wait in that PE's command queue until its progress applies
+ * them, and weft's quiet does not wait for that (injects_queued_in_order:
+ * whatever observes them later reaches that PE through the same queue,
+ * behind them). A CMA read reaches the memory without passing through the
+ * queue, so it could miss a put that the reader has every right to see (the
+ * writer quieted and signalled the reader). So the first bytes of each such
+ * get are read through the ordered endpoint and the rest by CMA once they
+ * are back: by then the target has applied everything queued before them,
+ * which includes everything the reader can know about. The ordered read is
+ * not repeated for the next get from the same PE while nothing could have
+ * reached this PE meanwhile (weft_ofi_cma_head_valid): a window of gets then
+ * pays for it once. */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../onnode/onnode.h"
+#include "ofi_internal.h"
+
+struct weft_ofi_cma weft_ofi_cma = {.min = SIZE_MAX};
+
+/* The ordering read's length at most: the provider's small-read path
+ * (weft_ofi.get_by_atomic_max) where it has one. */
+#define CMA_HEAD_MAX 256
+
+/* One thread at a time on the endpoint (its domain is FI_THREAD_DOMAIN):
+ * gets spin for it, polls skip when it is taken. */
+static void cma_lock(void)
+{
+    unsigned spins = 0;
+    while (__atomic_exchange_n(&weft_ofi_cma.lock, 1, __ATOMIC_ACQUIRE))
+        if (++spins < 256)
+            __builtin_ia32_pause();
+        else
+            sched_yield();
+}
+
+static int cma_trylock(void)
+{
+    return !__atomic_exchange_n(&weft_ofi_cma.lock, 1, __ATOMIC_ACQUIRE);
+}
+
+static void cma_unlock(void)
+{
+    __atomic_store_n(&weft_ofi_cma.lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Relaxed stores: other threads' gets read min without the lock. */
+static void cma_off(const char *why)
+{
+    weft_debug("ofi: shm reads by CMA off: %s", why);
+    __atomic_store_n(&weft_ofi_cma.min, SIZE_MAX, __ATOMIC_RELAXED);
+}
+
+#define CMA_CHECK(call, what)                                      \
+    do {                                                           \
+        int rc_ = (call);                                          \
+        if (rc_) {                                                 \
+            weft_debug("ofi: shm CMA read endpoint: %s: %s", what, \
+                       fi_strerror(-rc_));                         \
+            weft_ofi_cma_close();                                  \
+            *namelen = 0;                                          \
+            return -1;                                             \
+        }                                                          \
+    } while (0)
+
+/* shm, reached for every peer (a direct store would bypass the queues the
+ * ordering read relies on), injects queued in order (the reason for that
+ * read, and what makes it enough), no local registration needed. */
+int weft_ofi_cma_wanted(void)
+{
+    return weft_tun_int(WEFT_TUN_SHM_CMA_READ) > 0 && weft_rt.n_pes > 1 &&
+           !strcmp(weft_ofi.info->fabric_attr->prov_name, "shm") &&
+           weft_ofi.injects_queued_in_order && !weft_onnode.mixed && !weft_onnode.split &&
+           !weft_ofi.mr_local;
+}
+
+int weft_ofi_cma_open(void *name, size_t *namelen)
+{
+    size_t room = *namelen;
+    *namelen = 0;
+    if (!weft_ofi_cma_wanted() || !weft_ofi.served_cntr)
+        return -1;
+    const struct fi_info *main_fi = weft_ofi.info;
+    size_t min = (size_t)weft_tun_int(WEFT_TUN_SHM_CMA_READ);
+    struct fi_info *hints = fi_allocinfo();
+    if (!hints)
+        return -1;
+    hints->caps = FI_RMA | FI_READ | FI_REMOTE_READ;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->mode = 0;
+    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR;
+    hints->domain_attr->av_type = FI_AV_TABLE;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    hints->domain_attr->resource_mgmt = FI_RM_ENABLED;
+    hints->tx_attr->msg_order = hints->rx_attr->msg_order = 0;
+    hints->tx_attr->op_flags = 0;
+    hints->fabric_attr->prov_name = strdup("shm");
+    hints->fabric_attr->name = strdup(main_fi->fabric_attr->name);
+    hints->domain_attr->name = strdup(main_fi->domain_attr->name);
+    struct fi_info *got = NULL;
+    int rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &got);
+    fi_freeinfo(hints);
+    if (rc) {
+        weft_debug("ofi: shm CMA read endpoint: fi_getinfo: %s", fi_strerror(-rc));
+        return -1;
+    }
+    struct fi_info *fi = fi_dupinfo(got);
+    fi_freeinfo(got);
+    if (!fi)
+        return -1;
+    weft_ofi_cma.info = fi;
+    /* The provider decides per domain from these (smr_fast_rma_enabled):
+     * virtual addresses, and no RMA ordering at all. */
+    fi->tx_attr->msg_order = fi->rx_attr->msg_order = 0;
+    fi->tx_attr->op_flags = 0;
+    if (!(fi->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ||
+        (fi->domain_attr->mr_mode & (FI_MR_PROV_KEY | FI_MR_LOCAL))) {
+        weft_debug("ofi: shm CMA read endpoint: mr_mode %s",
+                   fi_tostr(&fi->domain_attr->mr_mode, FI_TYPE_MR_MODE));
+        weft_ofi_cma_close();
+        return -1;
+    }
+    CMA_CHECK(fi_domain(weft_ofi.fabric, fi, &weft_ofi_cma.domain, NULL), "fi_domain");
+    struct fi_av_attr ava;
+    memset(&ava, 0, sizeof ava);
+    ava.type = FI_AV_TABLE;
+    ava.count = (size_t)weft_rt.n_pes;
+    CMA_CHECK(fi_av_open(weft_ofi_cma.domain, &ava, &weft_ofi_cma.av, NULL), "fi_av_open");
+    struct fi_cq_attr cqa;
+    memset(&cqa, 0, sizeof cqa);
+    cqa.format = FI_CQ_FORMAT_CONTEXT;
+    cqa.wait_obj = FI_WAIT_NONE;
+    CMA_CHECK(fi_cq_open(weft_ofi_cma.domain, &cqa, &weft_ofi_cma.cq, NULL), "fi_cq_open");
+    struct fi_cntr_attr ca;
+    memset(&ca, 0, sizeof ca);
+    ca.events = FI_CNTR_EVENTS_COMP;
+    CMA_CHECK(fi_cntr_open(weft_ofi_cma.domain, &ca, &weft_ofi_cma.cntr, NULL), "fi_cntr_open");
+    CMA_CHECK(fi_endpoint(weft_ofi_cma.domain, fi, &weft_ofi_cma.ep, NULL), "fi_endpoint");
+    CMA_CHECK(fi_ep_bind(weft_ofi_cma.ep, &weft_ofi_cma.av->fid, 0), "fi_ep_bind(av)");
+    CMA_CHECK(fi_ep_bind(weft_ofi_cma.ep, &weft_ofi_cma.cq->fid,
+                         FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION),
+              "fi_ep_bind(cq)");
+    CMA_CHECK(fi_ep_bind(weft_ofi_cma.ep, &weft_ofi_cma.cntr->fid, FI_READ),
+              "fi_ep_bind(counter)");
+    CMA_CHECK(fi_enable(weft_ofi_cma.ep), "fi_enable");
+    /* Registered as well, so that a read the provider does not serve by
+     * CMA after all (no CMA between these processes) still completes
+     * (through this endpoint's queue) before reads here are turned off. */
+    for (int s = 0; s < WEFT_NSEGS; s++) {
+        struct weft_segment *sg = &weft_rt.seg[s];
+        if (!sg->base || !sg->size)
+            continue;
+        CMA_CHECK(fi_mr_reg(weft_ofi_cma.domain, sg->base, sg->size, FI_REMOTE_READ, 0,
+                            (uint64_t)s, 0, &weft_ofi_cma.mr[s], NULL),
+                  "fi_mr_reg");
+    }
+    *namelen = room;
+    CMA_CHECK(fi_getname(&weft_ofi_cma.ep->fid, name, namelen), "fi_getname");
+    /* Below two ordering reads' worth a get gains nothing. */
+    weft_ofi_cma.min = min < 2 * CMA_HEAD_MAX ? 2 * CMA_HEAD_MAX : min;
+    return 0;
+}
+
+int weft_ofi_cma_connect(const uint8_t *names, const uint32_t *namelens, size_t stride,
+                         const uint64_t *bases)
+{
+    if (weft_ofi_cma.min == SIZE_MAX)
+        return 0;
+    int n = weft_rt.n_pes;
+    weft_ofi_cma.base = calloc((size_t)n * WEFT_NSEGS, sizeof(uint64_t));
+    weft_ofi_cma.addr = calloc((size_t)n, sizeof(fi_addr_t));
+    weft_ofi_cma.peer = calloc((size_t)n, 1);
+    if (!weft_ofi_cma.base || !weft_ofi_cma.addr || !weft_ofi_cma.peer) {
+        cma_off("out of memory");
+        return 0;
+    }
+    for (int p = 0; p < n; p++) {
+        const char *at = (const char *)(const void *)names + (size_t)p * stride;
+        uint32_t len;
+        memcpy(&len, (const char *)(const void *)namelens + (size_t)p * stride, sizeof len);
+        /* A PE that could not open the endpoint is read the ordered way. */
+        if (!len || p == weft_rt.my_pe)
+            continue;
+        if (fi_av_insert(weft_ofi_cma.av, at, 1, &weft_ofi_cma.addr[p], 0, NULL) != 1) {
+            weft_debug("ofi: shm CMA read endpoint: fi_av_insert of PE %d's address failed", p);
+            continue;
+        }
+        memcpy(&weft_ofi_cma.base[(size_t)p * WEFT_NSEGS],
+               (const char *)(const void *)bases + (size_t)p * stride,
+               WEFT_NSEGS * sizeof(uint64_t));
+        weft_ofi_cma.peer[p] = 1;
+    }
+    weft_debug("ofi: shm gets of %zu bytes and more read by CMA on a second endpoint",
+               weft_ofi_cma.min);
+    return 0;
+}
+
+void weft_ofi_cma_close(void)
+{
+    if (weft_ofi_cma.ep)
+        weft_debug("ofi: CMA reads %" PRIu64 " after %" PRIu64 " ordering reads; %" PRIu64
+                   " gets refused (no credit or first contact) went the ordered way",
+                   weft_ofi_cma.issued, weft_ofi_cma.heads, weft_ofi_cma.declined);
+    weft_ofi_cma.min = SIZE_MAX;
+    if (weft_ofi_cma.ep)
+        fi_close(&weft_ofi_cma.ep->fid);
+    for (int s = 0; s < WEFT_NSEGS; s++)
+        if (weft_ofi_cma.mr[s])
+            fi_close(&weft_ofi_cma.mr[s]->fid);
+    if (weft_ofi_cma.cntr)
+        fi_close(&weft_ofi_cma.cntr->fid);
+    if (weft_ofi_cma.cq)
+        fi_close(&weft_ofi_cma.cq->fid);
+    if (weft_ofi_cma.av)
+        fi_close(&weft_ofi_cma.av->fid);
+    if (weft_ofi_cma.domain)
+        fi_close(&weft_ofi_cma.domain->fid);
+    if (weft_ofi_cma.info)
+        fi_freeinfo(weft_ofi_cma.info);
+    free(weft_ofi_cma.base);
+    free(weft_ofi_cma.addr);
+    free(weft_ofi_cma.peer);
+    memset(&weft_ofi_cma, 0, sizeof weft_ofi_cma);
+    weft_ofi_cma.min = SIZE_MAX;
+}
+
+void weft_ofi_cma_abandon(void)
+{
+    if (weft_ofi_cma.ep) {
+        fi_close(&weft_ofi_cma.ep->fid);
+        weft_ofi_cma.ep = NULL;
+    }
+    weft_ofi_cma.min = SIZE_MAX;
+}
+
+void weft_ofi_cma_poll(void)
+{
+    if (!cma_trylock())
+        return;
+    /* A util counter's read progresses the endpoint: peers' read
+     * notices are retired, which returns their credits, and their first
+     * contact is answered. */
+    (void)fi_cntr_read(weft_ofi_cma.cntr);
+    cma_unlock();
+}
+
+/* Whether the last ordering read through tx still covers a get from pe
+ * (see the top of this file): it went to pe's queue, and since it left
+ *  - nothing was applied to this PE's memory (peers' writes and atomics
+ *    through the main endpoint, counted by the provider, and messages,
+ *    counted by the drain: whatever this PE learns of others' puts comes
+ *    that way);
+ *  - no quiet completed anything on any context here (puts queued at pe
+ *    after the ordering read that a quiet made this PE's to see);
+ *  - tx issued nothing else (its own later puts and atomics to pe).
+ * The first two are read before the ordering read leaves, the third after
+ * it is back (it counts itself). */
+static uint64_t cma_applied(void)
+{
+    return fi_cntr_read(weft_ofi.served_cntr) +
+           __atomic_load_n(&weft_ofi.msgs_served, __ATOMIC_RELAXED);
+}
+
+static uint64_t cma_quiets(void)
+{
+    return __atomic_load_n(&weft_ofi.quiets, __ATOMIC_RELAXED);
+}
+
+static uint64_t cma_issued(const struct weft_ofi_tx *tx)
+{
+    return __atomic_load_n(&tx->w_issued, __ATOMIC_RELAXED) +
+           __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED);
+}
+
+static int cma_head_valid(const struct weft_ofi_tx *tx, int pe)
+{
+    return tx->cma_head_pe == pe && tx->cma_issued == cma_issued(tx) &&
+           tx->cma_quiets == cma_quiets() && tx->cma_applied == cma_applied();
+}
+
+/* After fi_read returned 0: CMA served it at once (the counter already
+ * says so), or the provider queued it (no CMA between the two
+ * processes), or it failed. 0 once the data is in place, -1 if not. */
+static int cma_complete(void)
+{
+    if (fi_cntr_read(weft_ofi_cma.cntr) >= weft_ofi_cma.issued)
+        return 0;
+    unsigned spins = 0;
+    for (;;) {
+        struct fi_cq_err_entry err;
+        if (fi_cntr_readerr(weft_ofi_cma.cntr) > weft_ofi_cma.errs ||
+            weft_ofi_read_cq_error(weft_ofi_cma.cq, &err) == 0) {
+            weft_ofi_cma.errs = fi_cntr_readerr(weft_ofi_cma.cntr);
+            cma_off("a read failed");
+            return -1;
+        }
+        if (fi_cntr_read(weft_ofi_cma.cntr) >= weft_ofi_cma.issued) {
+            cma_off("the provider did not read by CMA");
+            return 0;
+        }
+        weft_ofi_progress();
+        if (++spins > 64)
+            sched_yield();
+    }
+}
+
+size_t weft_ofi_cma_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off, size_t len,
+                        int pe)
+{
+    size_t head = 0;
+    if (!weft_ofi_cma.peer[pe] || len < 2 * CMA_HEAD_MAX)
+        return 0;
+    if (!cma_head_valid(tx, pe)) {
+        /* The ordering read: its bytes are the get's first ones. */
+        head = weft_ofi.get_by_atomic_max ? weft_ofi.get_by_atomic_max : 8;
+        if (head > CMA_HEAD_MAX)
+            head = CMA_HEAD_MAX;
+        tx->cma_head_pe = -1;
+        tx->cma_applied = cma_applied();
+        tx->cma_quiets = cma_quiets();
+        weft_ofi_get_ordered(tx, dst, seg, off, head, pe);
+        weft_ofi_wait_reads(tx, "shmem_get");
+        tx->cma_issued = cma_issued(tx);
+        __atomic_fetch_add(&weft_ofi_cma.heads, 1, __ATOMIC_RELAXED);
+    }
+    cma_lock();
+    ssize_t rc = fi_read(weft_ofi_cma.ep, dst + head, len - head, NULL, weft_ofi_cma.addr[pe],
+                         weft_ofi_cma.base[(size_t)pe * WEFT_NSEGS + (size_t)seg] + off + head,
+                         (uint64_t)seg, NULL);
+    int done = rc == 0;
+    if (done) {
+        weft_ofi_cma.issued++;
+        done = cma_complete() == 0;
+    } else if (rc == -FI_EAGAIN) {
+        weft_ofi_cma.declined++;
+    } else {
+        cma_off(fi_strerror((int)-rc));
+    }
+    cma_unlock();
+    if (!done)
+        return head; /* no credit, first contact, or off: the rest goes ordered */
+    if (head)
+        tx->cma_head_pe = pe;
+    return len;
+}
