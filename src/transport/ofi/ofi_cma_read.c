@@ -37,6 +37,8 @@ struct weft_ofi_cma weft_ofi_cma = {.min = SIZE_MAX};
 /* The ordering read's length at most: the provider's small-read path
  * (weft_ofi.get_by_atomic_max) where it has one. */
 #define CMA_HEAD_MAX 256
+/* Entries in the second endpoint's queues (see weft_ofi_cma_open). */
+#define CMA_QUEUE 256
 
 /* One thread at a time on the endpoint (its domain is FI_THREAD_DOMAIN):
  * gets spin for it, polls skip when it is taken. */
@@ -129,6 +131,13 @@ int weft_ofi_cma_open(void *name, size_t *namelen)
      * virtual addresses, and no RMA ordering at all. */
     fi->tx_attr->msg_order = fi->rx_attr->msg_order = 0;
     fi->tx_attr->op_flags = 0;
+    /* The queue holds only read notices (one credit each until this PE's
+     * drain retires them) and shm sizes its inject pool, which it touches
+     * whole, by it: 256 entries, 1 MiB, instead of the default's 4 MiB. */
+    if (fi->rx_attr->size > CMA_QUEUE)
+        fi->rx_attr->size = CMA_QUEUE;
+    if (fi->tx_attr->size > CMA_QUEUE)
+        fi->tx_attr->size = CMA_QUEUE;
     if (!(fi->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ||
         (fi->domain_attr->mr_mode & (FI_MR_PROV_KEY | FI_MR_LOCAL))) {
         weft_debug("ofi: shm CMA read endpoint: mr_mode %s",
