@@ -146,20 +146,13 @@ int weft_ofi_cma_open(void *name, size_t *namelen)
         return -1;
     }
     CMA_CHECK(fi_domain(weft_ofi.fabric, fi, &weft_ofi_cma.domain, NULL), "fi_domain");
-    struct fi_av_attr ava;
-    memset(&ava, 0, sizeof ava);
-    ava.type = FI_AV_TABLE;
-    ava.count = (size_t)weft_rt.n_pes;
-    CMA_CHECK(fi_av_open(weft_ofi_cma.domain, &ava, &weft_ofi_cma.av, NULL), "fi_av_open");
+    CMA_CHECK(weft_ofi_av_open(weft_ofi_cma.domain, &weft_ofi_cma.av), "fi_av_open");
     struct fi_cq_attr cqa;
     memset(&cqa, 0, sizeof cqa);
     cqa.format = FI_CQ_FORMAT_CONTEXT;
     cqa.wait_obj = FI_WAIT_NONE;
     CMA_CHECK(fi_cq_open(weft_ofi_cma.domain, &cqa, &weft_ofi_cma.cq, NULL), "fi_cq_open");
-    struct fi_cntr_attr ca;
-    memset(&ca, 0, sizeof ca);
-    ca.events = FI_CNTR_EVENTS_COMP;
-    CMA_CHECK(fi_cntr_open(weft_ofi_cma.domain, &ca, &weft_ofi_cma.cntr, NULL), "fi_cntr_open");
+    CMA_CHECK(weft_ofi_cntr_open(weft_ofi_cma.domain, &weft_ofi_cma.cntr), "fi_cntr_open");
     CMA_CHECK(fi_endpoint(weft_ofi_cma.domain, fi, &weft_ofi_cma.ep, NULL), "fi_endpoint");
     CMA_CHECK(fi_ep_bind(weft_ofi_cma.ep, &weft_ofi_cma.av->fid, 0), "fi_ep_bind(av)");
     CMA_CHECK(fi_ep_bind(weft_ofi_cma.ep, &weft_ofi_cma.cq->fid,

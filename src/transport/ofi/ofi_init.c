@@ -95,6 +95,23 @@ int weft_ofi_read_cq_error(struct fid_cq *cq, struct fi_cq_err_entry *err)
     return 0;
 }
 
+int weft_ofi_av_open(struct fid_domain *domain, struct fid_av **av)
+{
+    struct fi_av_attr ava;
+    memset(&ava, 0, sizeof ava);
+    ava.type = FI_AV_TABLE;
+    ava.count = (size_t)weft_rt.n_pes;
+    return fi_av_open(domain, &ava, av, NULL);
+}
+
+int weft_ofi_cntr_open(struct fid_domain *domain, struct fid_cntr **cntr)
+{
+    struct fi_cntr_attr ca;
+    memset(&ca, 0, sizeof ca);
+    ca.events = FI_CNTR_EVENTS_COMP;
+    return fi_cntr_open(domain, &ca, cntr, NULL);
+}
+
 static void pick_up_error_text(struct weft_ofi_tx *tx)
 {
     if (tx->cq == weft_ofi.cq) {
@@ -502,12 +519,9 @@ int weft_ofi_tx_open(struct weft_ofi_tx *tx, struct fid_cq *cq, int warn)
     struct fi_info *fi = weft_ofi.info;
     if (tx != &weft_ofi_tx0 && weft_ofi.ctx_info)
         fi = weft_ofi.ctx_info;
-    struct fi_cntr_attr ca;
-    memset(&ca, 0, sizeof ca);
-    ca.events = FI_CNTR_EVENTS_COMP;
     tx->cq = cq;
-    TX_CHECK(fi_cntr_open(weft_ofi.domain, &ca, &tx->wcntr, NULL), "fi_cntr_open(write)");
-    TX_CHECK(fi_cntr_open(weft_ofi.domain, &ca, &tx->rcntr, NULL), "fi_cntr_open(read)");
+    TX_CHECK(weft_ofi_cntr_open(weft_ofi.domain, &tx->wcntr), "fi_cntr_open(write)");
+    TX_CHECK(weft_ofi_cntr_open(weft_ofi.domain, &tx->rcntr), "fi_cntr_open(read)");
     refuse_foreign_shm_files();
     /* The shm provider names its region after our PID; a region left by a
      * hard-killed process whose PID we now reuse makes fi_enable fail with
@@ -708,11 +722,7 @@ int weft_ofi_init(int thread_multiple)
 
     CHECK(fi_fabric(fi->fabric_attr, &weft_ofi.fabric, NULL), "fi_fabric");
     CHECK(fi_domain(weft_ofi.fabric, fi, &weft_ofi.domain, NULL), "fi_domain");
-    struct fi_av_attr ava;
-    memset(&ava, 0, sizeof ava);
-    ava.type = FI_AV_TABLE;
-    ava.count = (size_t)weft_rt.n_pes;
-    CHECK(fi_av_open(weft_ofi.domain, &ava, &weft_ofi.av, NULL), "fi_av_open");
+    CHECK(weft_ofi_av_open(weft_ofi.domain, &weft_ofi.av), "fi_av_open");
     struct fi_cq_attr cqa;
     memset(&cqa, 0, sizeof cqa);
     cqa.format = FI_CQ_FORMAT_DATA;
@@ -747,10 +757,7 @@ int weft_ofi_init(int thread_multiple)
      * CQ's descriptor instead (naps_on_cq_fd above). */
     /* Gets read by CMA (ofi_cma_read.c) look at the same count. */
     if ((naps || weft_ofi_cma_wanted()) && rma_events) {
-        struct fi_cntr_attr ca;
-        memset(&ca, 0, sizeof ca);
-        ca.events = FI_CNTR_EVENTS_COMP;
-        CHECK(fi_cntr_open(weft_ofi.domain, &ca, &weft_ofi.served_cntr, NULL),
+        CHECK(weft_ofi_cntr_open(weft_ofi.domain, &weft_ofi.served_cntr),
               "fi_cntr_open(remote access)");
     }
     struct weft_ofi_tx *tx = &weft_ofi_tx0;

@@ -336,6 +336,11 @@ void weft_ofi_retry_wait(struct weft_ofi_tx *tx, struct weft_ofi_retry *r, const
 /* Read one error completion from cq into err and its text into
  * weft_ofi.last_err (for messages); 0, or -1 when there was none. */
 int weft_ofi_read_cq_error(struct fid_cq *cq, struct fi_cq_err_entry *err);
+/* An FI_AV_TABLE address vector sized for the job, and a completion
+ * counter, on domain: what every endpoint weft opens is bound to. 0 or
+ * the provider's negative error. */
+int weft_ofi_av_open(struct fid_domain *domain, struct fid_av **av);
+int weft_ofi_cntr_open(struct fid_domain *domain, struct fid_cntr **cntr);
 /* Abort on a libfabric error return. */
 WEFT_NORETURN void weft_ofi_fail(const char *what, int pe, ssize_t rc);
 
