@@ -23,7 +23,7 @@
  * are back: by then the target has applied everything queued before them,
  * which includes everything the reader can know about. The ordered read is
  * not repeated for the next get from the same PE while nothing could have
- * reached this PE meanwhile (weft_ofi_cma_head_valid): a window of gets then
+ * reached this PE meanwhile (cma_head_valid): a window of gets then
  * pays for it once. */
 #include <sched.h>
 #include <stdlib.h>
@@ -76,8 +76,7 @@ static void cma_off(const char *why)
             weft_debug("ofi: shm CMA read endpoint: %s: %s", what, \
                        fi_strerror(-rc_));                         \
             weft_ofi_cma_close();                                  \
-            *namelen = 0;                                          \
-            return -1;                                             \
+            return;                                                \
         }                                                          \
     } while (0)
 
@@ -92,27 +91,20 @@ int weft_ofi_cma_wanted(void)
            !weft_ofi.mr_local;
 }
 
-int weft_ofi_cma_open(void *name, size_t *namelen)
+void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine)
 {
-    size_t room = *namelen;
-    *namelen = 0;
+    memset(mine, 0, sizeof *mine);
     if (!weft_ofi_cma_wanted() || !weft_ofi.served_cntr)
-        return -1;
+        return;
     const struct fi_info *main_fi = weft_ofi.info;
     size_t min = (size_t)weft_tun_int(WEFT_TUN_SHM_CMA_READ);
-    struct fi_info *hints = fi_allocinfo();
+    struct fi_info *hints = weft_ofi_base_hints("shm", 0);
     if (!hints)
-        return -1;
+        return;
     hints->caps = FI_RMA | FI_READ | FI_REMOTE_READ;
-    hints->ep_attr->type = FI_EP_RDM;
-    hints->mode = 0;
     hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR;
-    hints->domain_attr->av_type = FI_AV_TABLE;
-    hints->domain_attr->threading = FI_THREAD_DOMAIN;
-    hints->domain_attr->resource_mgmt = FI_RM_ENABLED;
     hints->tx_attr->msg_order = hints->rx_attr->msg_order = 0;
     hints->tx_attr->op_flags = 0;
-    hints->fabric_attr->prov_name = strdup("shm");
     hints->fabric_attr->name = strdup(main_fi->fabric_attr->name);
     hints->domain_attr->name = strdup(main_fi->domain_attr->name);
     struct fi_info *got = NULL;
@@ -120,12 +112,12 @@ int weft_ofi_cma_open(void *name, size_t *namelen)
     fi_freeinfo(hints);
     if (rc) {
         weft_debug("ofi: shm CMA read endpoint: fi_getinfo: %s", fi_strerror(-rc));
-        return -1;
+        return;
     }
     struct fi_info *fi = fi_dupinfo(got);
     fi_freeinfo(got);
     if (!fi)
-        return -1;
+        return;
     weft_ofi_cma.info = fi;
     /* The provider decides per domain from these (smr_fast_rma_enabled):
      * virtual addresses, and no RMA ordering at all. */
@@ -143,7 +135,7 @@ int weft_ofi_cma_open(void *name, size_t *namelen)
         weft_debug("ofi: shm CMA read endpoint: mr_mode %s",
                    fi_tostr(&fi->domain_attr->mr_mode, FI_TYPE_MR_MODE));
         weft_ofi_cma_close();
-        return -1;
+        return;
     }
     CMA_CHECK(fi_domain(weft_ofi.fabric, fi, &weft_ofi_cma.domain, NULL), "fi_domain");
     CMA_CHECK(weft_ofi_av_open(weft_ofi_cma.domain, &weft_ofi_cma.av), "fi_av_open");
@@ -172,45 +164,32 @@ int weft_ofi_cma_open(void *name, size_t *namelen)
                             (uint64_t)s, 0, &weft_ofi_cma.mr[s], NULL),
                   "fi_mr_reg");
     }
-    *namelen = room;
-    CMA_CHECK(fi_getname(&weft_ofi_cma.ep->fid, name, namelen), "fi_getname");
+    size_t n = (size_t)weft_rt.n_pes;
+    weft_ofi_cma.base = calloc(n * WEFT_NSEGS, sizeof(uint64_t));
+    weft_ofi_cma.addr = calloc(n, sizeof(fi_addr_t));
+    weft_ofi_cma.peer = calloc(n, 1);
+    CMA_CHECK(weft_ofi_cma.base && weft_ofi_cma.addr && weft_ofi_cma.peer ? 0 : -FI_ENOMEM,
+              "peer tables");
+    size_t namelen = sizeof mine->name;
+    CMA_CHECK(fi_getname(&weft_ofi_cma.ep->fid, mine->name, &namelen), "fi_getname");
+    mine->namelen = (uint32_t)namelen;
     /* Below two ordering reads' worth a get gains nothing. */
     weft_ofi_cma.min = min < 2 * CMA_HEAD_MAX ? 2 * CMA_HEAD_MAX : min;
-    return 0;
-}
-
-int weft_ofi_cma_connect(const uint8_t *names, const uint32_t *namelens, size_t stride,
-                         const uint64_t *bases)
-{
-    if (weft_ofi_cma.min == SIZE_MAX)
-        return 0;
-    int n = weft_rt.n_pes;
-    weft_ofi_cma.base = calloc((size_t)n * WEFT_NSEGS, sizeof(uint64_t));
-    weft_ofi_cma.addr = calloc((size_t)n, sizeof(fi_addr_t));
-    weft_ofi_cma.peer = calloc((size_t)n, 1);
-    if (!weft_ofi_cma.base || !weft_ofi_cma.addr || !weft_ofi_cma.peer) {
-        cma_off("out of memory");
-        return 0;
-    }
-    for (int p = 0; p < n; p++) {
-        const char *at = (const char *)(const void *)names + (size_t)p * stride;
-        uint32_t len;
-        memcpy(&len, (const char *)(const void *)namelens + (size_t)p * stride, sizeof len);
-        /* A PE that could not open the endpoint is read the ordered way. */
-        if (!len || p == weft_rt.my_pe)
-            continue;
-        if (fi_av_insert(weft_ofi_cma.av, at, 1, &weft_ofi_cma.addr[p], 0, NULL) != 1) {
-            weft_debug("ofi: shm CMA read endpoint: fi_av_insert of PE %d's address failed", p);
-            continue;
-        }
-        memcpy(&weft_ofi_cma.base[(size_t)p * WEFT_NSEGS],
-               (const char *)(const void *)bases + (size_t)p * stride,
-               WEFT_NSEGS * sizeof(uint64_t));
-        weft_ofi_cma.peer[p] = 1;
-    }
     weft_debug("ofi: shm gets of %zu bytes and more read by CMA on a second endpoint",
                weft_ofi_cma.min);
-    return 0;
+}
+
+void weft_ofi_cma_connect(int pe, const struct weft_ofi_cma_blob *blob, const uint64_t *bases)
+{
+    /* A PE that could not open the endpoint is read the ordered way. */
+    if (weft_ofi_cma.min == SIZE_MAX || !blob->namelen || pe == weft_rt.my_pe)
+        return;
+    if (fi_av_insert(weft_ofi_cma.av, blob->name, 1, &weft_ofi_cma.addr[pe], 0, NULL) != 1) {
+        weft_debug("ofi: shm CMA read endpoint: fi_av_insert of PE %d's address failed", pe);
+        return;
+    }
+    memcpy(&weft_ofi_cma.base[(size_t)pe * WEFT_NSEGS], bases, WEFT_NSEGS * sizeof(uint64_t));
+    weft_ofi_cma.peer[pe] = 1;
 }
 
 void weft_ofi_cma_close(void)
@@ -219,7 +198,6 @@ void weft_ofi_cma_close(void)
         weft_debug("ofi: CMA reads %" PRIu64 " after %" PRIu64 " ordering reads; %" PRIu64
                    " gets refused (no credit or first contact) went the ordered way",
                    weft_ofi_cma.issued, weft_ofi_cma.heads, weft_ofi_cma.declined);
-    weft_ofi_cma.min = SIZE_MAX;
     if (weft_ofi_cma.ep)
         fi_close(&weft_ofi_cma.ep->fid);
     for (int s = 0; s < WEFT_NSEGS; s++)

@@ -26,15 +26,13 @@ struct weft_ofi_state weft_ofi = {.wait_fd = -1}; /* no descriptor before init *
 /* 1: open the CQ with FI_WAIT_FD for the progress thread (see below). */
 #define WEFT_OFI_CQ_WAIT_FD 0
 
-#define NAME_MAX_LEN 128
-
 struct peer_blob {
     uint64_t base[WEFT_NSEGS];
     uint64_t key[WEFT_NSEGS];
     uint32_t namelen;
-    uint32_t cma_namelen; /* 0: no CMA read endpoint (ofi_cma_read.c) */
-    uint8_t name[NAME_MAX_LEN];
-    uint8_t cma_name[NAME_MAX_LEN];
+    uint32_t pad;
+    uint8_t name[WEFT_OFI_NAME_MAX];
+    struct weft_ofi_cma_blob cma; /* the CMA read endpoint (ofi_cma_read.c) */
 };
 
 /* ---- errors, waiting, retrying ----------------------------------------- */
@@ -189,7 +187,7 @@ void weft_ofi_wait_reads(struct weft_ofi_tx *tx, const char *what)
 #define MR_MODE_SUPPORTED \
     (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT)
 
-static struct fi_info *base_hints(const char *prov, int mr_local)
+struct fi_info *weft_ofi_base_hints(const char *prov, int mr_local)
 {
     struct fi_info *h = fi_allocinfo();
     if (!h)
@@ -292,7 +290,7 @@ static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on
     for (int attempt = try_shm ? 0 : 1; attempt < 2 && rc != 0; attempt++) {
         const char *want = attempt == 0 ? "shm" : prov;
         for (mr_local = 0; mr_local < 2; mr_local++) {
-            hints = base_hints(want, mr_local);
+            hints = weft_ofi_base_hints(want, mr_local);
             rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &list);
             fi_freeinfo(hints);
             if (rc == 0)
@@ -347,7 +345,7 @@ static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on
             continue;
         if (need_dc && !dc)
             continue;
-        hints = base_hints(first->fabric_attr->prov_name, mr_local);
+        hints = weft_ofi_base_hints(first->fabric_attr->prov_name, mr_local);
         hints->fabric_attr->name = strdup(first->fabric_attr->name);
         hints->domain_attr->name = strdup(first->domain_attr->name);
         if (atomic)
@@ -775,9 +773,7 @@ int weft_ofi_init(int thread_multiple)
     size_t nl = sizeof mine.name;
     CHECK(fi_getname(&tx->ep->fid, mine.name, &nl), "fi_getname");
     mine.namelen = (uint32_t)nl;
-    size_t cnl = sizeof mine.cma_name;
-    (void)weft_ofi_cma_open(mine.cma_name, &cnl);
-    mine.cma_namelen = (uint32_t)cnl;
+    weft_ofi_cma_open(&mine.cma);
 
     int n = weft_rt.n_pes;
     struct peer_blob *all = calloc((size_t)n, sizeof *all);
@@ -841,7 +837,8 @@ int weft_ofi_init(int thread_multiple)
             weft_ofi.rkey[i] = weft_ofi.prov_key ? all[p].key[s] : (uint64_t)s;
             weft_ofi.rbase[i] = weft_ofi.virt_addr ? all[p].base[s] : 0;
         }
-    (void)weft_ofi_cma_connect(all[0].cma_name, &all[0].cma_namelen, sizeof *all, all[0].base);
+    for (int p = 0; p < n; p++)
+        weft_ofi_cma_connect(p, &all[p].cma, all[p].base);
     free(all);
 
     if (weft_am_init() != 0)

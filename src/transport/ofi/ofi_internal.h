@@ -336,6 +336,12 @@ void weft_ofi_retry_wait(struct weft_ofi_tx *tx, struct weft_ofi_retry *r, const
 /* Read one error completion from cq into err and its text into
  * weft_ofi.last_err (for messages); 0, or -1 when there was none. */
 int weft_ofi_read_cq_error(struct fid_cq *cq, struct fi_cq_err_entry *err);
+/* Room for an endpoint's name in the blobs exchanged at start-up. */
+#define WEFT_OFI_NAME_MAX 128
+/* fi_getinfo hints for an RDM endpoint with RMA and messages, AV table,
+ * the mr_mode bits weft handles (FI_MR_LOCAL if asked), on provider prov
+ * (NULL or empty: any); NULL when out of memory. */
+struct fi_info *weft_ofi_base_hints(const char *prov, int mr_local);
 /* An FI_AV_TABLE address vector sized for the job, and a completion
  * counter, on domain: what every endpoint weft opens is bound to. 0 or
  * the provider's negative error. */
@@ -426,14 +432,18 @@ extern struct weft_ofi_cma weft_ofi_cma;
  * init then counts what peers apply here (served_cntr), which cma_get
  * reads. */
 int weft_ofi_cma_wanted(void);
-/* Open the endpoint; its name into name (*namelen: room, then length; 0
- * when it is not opened). 0, or -1 with reads by CMA off. */
-int weft_ofi_cma_open(void *name, size_t *namelen);
-/* Every PE's name, name length and segment bases, each at the same offset
- * in its element of an array of stride-byte elements (the exchanged
- * blobs). */
-int weft_ofi_cma_connect(const uint8_t *names, const uint32_t *namelens, size_t stride,
-                         const uint64_t *bases);
+/* What each PE publishes of it at start-up: its name (namelen 0: not
+ * opened, read that PE the ordered way). */
+struct weft_ofi_cma_blob {
+    uint32_t namelen;
+    uint32_t pad;
+    uint8_t name[WEFT_OFI_NAME_MAX];
+};
+/* Open the endpoint and fill mine; on any failure reads by CMA stay off. */
+void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine);
+/* PE pe's blob and segment bases, once the blobs are exchanged, in PE
+ * order from 0. */
+void weft_ofi_cma_connect(int pe, const struct weft_ofi_cma_blob *blob, const uint64_t *bases);
 void weft_ofi_cma_close(void);
 void weft_ofi_cma_abandon(void);
 void weft_ofi_cma_poll(void);
