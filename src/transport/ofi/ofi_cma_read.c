@@ -91,6 +91,21 @@ int weft_ofi_cma_wanted(void)
            !weft_ofi.mr_local;
 }
 
+/* The endpoint's bindings (weft_ofi_ep_open). */
+static int bind_cma(struct fid_ep *ep, void *arg, const char **what)
+{
+    (void)arg;
+    int rc;
+    if ((rc = fi_ep_bind(ep, &weft_ofi_cma.av->fid, 0)))
+        return *what = "fi_ep_bind(av)", rc;
+    if ((rc = fi_ep_bind(ep, &weft_ofi_cma.cq->fid,
+                         FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION)))
+        return *what = "fi_ep_bind(cq)", rc;
+    if ((rc = fi_ep_bind(ep, &weft_ofi_cma.cntr->fid, FI_READ)))
+        return *what = "fi_ep_bind(counter)", rc;
+    return 0;
+}
+
 void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine)
 {
     memset(mine, 0, sizeof *mine);
@@ -145,14 +160,9 @@ void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine)
     cqa.wait_obj = FI_WAIT_NONE;
     CMA_CHECK(fi_cq_open(weft_ofi_cma.domain, &cqa, &weft_ofi_cma.cq, NULL), "fi_cq_open");
     CMA_CHECK(weft_ofi_cntr_open(weft_ofi_cma.domain, &weft_ofi_cma.cntr), "fi_cntr_open");
-    CMA_CHECK(fi_endpoint(weft_ofi_cma.domain, fi, &weft_ofi_cma.ep, NULL), "fi_endpoint");
-    CMA_CHECK(fi_ep_bind(weft_ofi_cma.ep, &weft_ofi_cma.av->fid, 0), "fi_ep_bind(av)");
-    CMA_CHECK(fi_ep_bind(weft_ofi_cma.ep, &weft_ofi_cma.cq->fid,
-                         FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION),
-              "fi_ep_bind(cq)");
-    CMA_CHECK(fi_ep_bind(weft_ofi_cma.ep, &weft_ofi_cma.cntr->fid, FI_READ),
-              "fi_ep_bind(counter)");
-    CMA_CHECK(fi_enable(weft_ofi_cma.ep), "fi_enable");
+    const char *what = NULL;
+    CMA_CHECK(weft_ofi_ep_open(weft_ofi_cma.domain, fi, &weft_ofi_cma.ep, bind_cma, NULL, &what),
+              what);
     /* Registered as well, so that a read the provider does not serve by
      * CMA after all (no CMA between these processes) still completes
      * (through this endpoint's queue) before reads here are turned off. */

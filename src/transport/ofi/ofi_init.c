@@ -512,6 +512,53 @@ static void refuse_foreign_shm_files(void)
     closedir(d);
 }
 
+int weft_ofi_ep_open(struct fid_domain *domain, struct fi_info *fi, struct fid_ep **ep,
+                     int (*bind)(struct fid_ep *ep, void *arg, const char **what), void *arg,
+                     const char **what)
+{
+    /* The shm provider names its region after our PID; a region left by a
+     * hard-killed process whose PID we now reuse makes fi_enable fail with
+     * EBUSY once, after which the provider has removed it: retry
+     * (docs/providers.md). */
+    for (int attempt = 0;; attempt++) {
+        *what = "fi_endpoint";
+        int rc = fi_endpoint(domain, fi, ep, NULL);
+        if (rc)
+            return rc;
+        rc = bind(*ep, arg, what);
+        if (rc == 0) {
+            *what = "fi_enable";
+            rc = fi_enable(*ep);
+        }
+        if (rc == 0)
+            return 0;
+        fi_close(&(*ep)->fid);
+        *ep = NULL;
+        if (rc != -FI_EBUSY || attempt == 2)
+            return rc;
+        weft_debug("ofi: fi_enable: %s; retrying with a new endpoint", fi_strerror(-rc));
+    }
+}
+
+/* The bindings of a context's endpoint (weft_ofi_ep_open). */
+static int bind_tx(struct fid_ep *ep, void *arg, const char **what)
+{
+    struct weft_ofi_tx *tx = arg;
+    int rc;
+    if ((rc = fi_ep_bind(ep, &weft_ofi.av->fid, 0)))
+        return *what = "fi_ep_bind(av)", rc;
+    if ((rc = fi_ep_bind(ep, &tx->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION)))
+        return *what = "fi_ep_bind(cq)", rc;
+    if ((rc = fi_ep_bind(ep, &tx->wcntr->fid, FI_WRITE)))
+        return *what = "fi_ep_bind(write counter)", rc;
+    if ((rc = fi_ep_bind(ep, &tx->rcntr->fid, FI_READ)))
+        return *what = "fi_ep_bind(read counter)", rc;
+    if (tx == &weft_ofi_tx0 && weft_ofi.served_cntr &&
+        (rc = fi_ep_bind(ep, &weft_ofi.served_cntr->fid, FI_REMOTE_WRITE | FI_REMOTE_READ)))
+        return *what = "fi_ep_bind(remote access counter)", rc;
+    return 0;
+}
+
 int weft_ofi_tx_open(struct weft_ofi_tx *tx, struct fid_cq *cq, int warn)
 {
     struct fi_info *fi = weft_ofi.info;
@@ -521,30 +568,8 @@ int weft_ofi_tx_open(struct weft_ofi_tx *tx, struct fid_cq *cq, int warn)
     TX_CHECK(weft_ofi_cntr_open(weft_ofi.domain, &tx->wcntr), "fi_cntr_open(write)");
     TX_CHECK(weft_ofi_cntr_open(weft_ofi.domain, &tx->rcntr), "fi_cntr_open(read)");
     refuse_foreign_shm_files();
-    /* The shm provider names its region after our PID; a region left by a
-     * hard-killed process whose PID we now reuse makes fi_enable fail with
-     * EBUSY once, after which the provider has removed it: retry
-     * (docs/providers.md). */
-    for (int attempt = 0;; attempt++) {
-        TX_CHECK(fi_endpoint(weft_ofi.domain, fi, &tx->ep, NULL), "fi_endpoint");
-        TX_CHECK(fi_ep_bind(tx->ep, &weft_ofi.av->fid, 0), "fi_ep_bind(av)");
-        TX_CHECK(fi_ep_bind(tx->ep, &cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION),
-                 "fi_ep_bind(cq)");
-        TX_CHECK(fi_ep_bind(tx->ep, &tx->wcntr->fid, FI_WRITE), "fi_ep_bind(write counter)");
-        TX_CHECK(fi_ep_bind(tx->ep, &tx->rcntr->fid, FI_READ), "fi_ep_bind(read counter)");
-        if (tx == &weft_ofi_tx0 && weft_ofi.served_cntr)
-            TX_CHECK(fi_ep_bind(tx->ep, &weft_ofi.served_cntr->fid,
-                                FI_REMOTE_WRITE | FI_REMOTE_READ),
-                     "fi_ep_bind(remote access counter)");
-        int rc = fi_enable(tx->ep);
-        if (rc == 0)
-            break;
-        if (rc != -FI_EBUSY || attempt == 2)
-            TX_CHECK(rc, "fi_enable");
-        weft_debug("ofi: fi_enable: %s; retrying with a new endpoint", fi_strerror(-rc));
-        fi_close(&tx->ep->fid);
-        tx->ep = NULL;
-    }
+    const char *what = NULL;
+    TX_CHECK(weft_ofi_ep_open(weft_ofi.domain, fi, &tx->ep, bind_tx, tx, &what), what);
     tx->dirty = calloc((size_t)weft_rt.n_pes, 1);
     tx->dirty_list = calloc((size_t)weft_rt.n_pes, sizeof(int));
     if (!tx->dirty || !tx->dirty_list)

@@ -347,6 +347,12 @@ struct fi_info *weft_ofi_base_hints(const char *prov, int mr_local);
  * the provider's negative error. */
 int weft_ofi_av_open(struct fid_domain *domain, struct fid_av **av);
 int weft_ofi_cntr_open(struct fid_domain *domain, struct fid_cntr **cntr);
+/* fi_endpoint, bind(ep, arg, what) and fi_enable, retried where shm's
+ * region is busy. 0, or the failing call's code with *what naming it (the
+ * endpoint closed). */
+int weft_ofi_ep_open(struct fid_domain *domain, struct fi_info *fi, struct fid_ep **ep,
+                     int (*bind)(struct fid_ep *ep, void *arg, const char **what), void *arg,
+                     const char **what);
 /* Abort on a libfabric error return. */
 WEFT_NORETURN void weft_ofi_fail(const char *what, int pe, ssize_t rc);
 
