@@ -711,6 +711,12 @@ int weft_ofi_init(int thread_multiple)
     weft_ofi.inject_size = (inj < 0 || (size_t)inj > fi->tx_attr->inject_size)
                                ? fi->tx_attr->inject_size
                                : (size_t)inj;
+    /* Only where the pieces queue in order at the target: there a later
+     * operation (a flag, a fence's next write) lands after the last piece,
+     * and quiet needs nothing back from them. */
+    weft_ofi.split_put_max = weft_ofi.injects_queued_in_order && weft_ofi.inject_size
+                                 ? (size_t)weft_tun_int(WEFT_TUN_SHM_SPLIT_PUT)
+                                 : 0;
     weft_ofi.max_msg = fi->ep_attr->max_msg_size ? fi->ep_attr->max_msg_size : (1u << 30);
     if (weft_ofi.max_msg > ((size_t)1 << 30))
         weft_ofi.max_msg = (size_t)1 << 30; /* keep chunks bounded */
@@ -1065,6 +1071,9 @@ void weft_ofi_describe(FILE *out)
                 "leave as one message (WEFT_COALESCE)\n", WEFT_OFI_COAL_MAX_PUT);
     else
         fprintf(out, "  small puts        one write each\n");
+    if (weft_ofi.split_put_max > weft_ofi.inject_size)
+        fprintf(out, "  mid-size puts     up to %zu bytes as injected pieces of %zu "
+                "(WEFT_SHM_SPLIT_PUT)\n", weft_ofi.split_put_max, weft_ofi.inject_size);
     if (weft_ofi_cma.min != SIZE_MAX)
         fprintf(out, "  large gets        from %zu bytes copied by this PE (process_vm_readv on "
                 "a second, unordered shm endpoint) after a read through the target's queue "

@@ -173,6 +173,9 @@ struct weft_ofi_state {
      * then takes every p, and the fast path pays no extra test). */
     size_t scalar_inject;
     size_t prov_inject; /* provider's inject_size */
+    /* Puts above inject_size and up to this many bytes go as injected
+     * pieces (ofi_rma.c, put_split); 0: never. */
+    size_t split_put_max;
     size_t max_msg;
     size_t iov_limit; /* min(iov_limit, rma_iov_limit) */
     enum weft_ofi_rc rc;

@@ -209,6 +209,26 @@ void weft_ofi_notify(struct weft_ofi_tx *tx, int seg, uint64_t off, uint64_t val
     weft_ofi_tx_leave(tx);
 }
 
+/* A put of a few inject sizes over shm as injected pieces, in order
+ * (split_put_max). One write of that size would be read by the target
+ * with process_vm_readv while it holds its queue, the writer waiting
+ * behind it; injected, the writer copies each piece into the queue while
+ * the target copies the one before out (put_bw at 8 KiB: 6.1 GB/s against
+ * 3.1, SOS 3.0; docs/performance.md, session 16). Each piece is a whole
+ * command in the queue, so the fence stays free after them (problem 6 in
+ * docs/providers.md is about writes that are not). */
+static void put_split(struct weft_ofi_tx *tx, int seg, uint64_t off, const char *src, size_t len,
+                      int pe)
+{
+    while (len) {
+        size_t c = min_sz(len, weft_ofi.inject_size);
+        inject_put(tx, seg, off, src, c, pe);
+        src += c;
+        off += c;
+        len -= c;
+    }
+}
+
 static void put_nbi_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src,
                          size_t len, int pe)
 {
@@ -216,6 +236,10 @@ static void put_nbi_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const vo
         return;
     if (len <= weft_ofi.inject_size) {
         inject_put(tx, seg, off, src, len, pe);
+        return;
+    }
+    if (len <= weft_ofi.split_put_max) {
+        put_split(tx, seg, off, src, len, pe);
         return;
     }
     void *desc = weft_ofi_local_desc(src, len);
@@ -249,8 +273,9 @@ static void put_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *
                      int pe)
 {
     put_nbi_held(tx, seg, off, src, len, pe);
-    /* Injected data was copied; anything larger must leave src first. */
-    if (len > weft_ofi.inject_size)
+    /* Injected data was copied (split puts too); anything larger must
+     * leave src first. */
+    if (len > weft_ofi.inject_size && len > weft_ofi.split_put_max)
         weft_ofi_wait_writes(tx, "shmem_put");
 }
 
