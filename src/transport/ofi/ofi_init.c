@@ -717,6 +717,12 @@ int weft_ofi_init(int thread_multiple)
     weft_ofi.split_put_max = weft_ofi.injects_queued_in_order && weft_ofi.inject_size
                                  ? (size_t)weft_tun_int(WEFT_TUN_SHM_SPLIT_PUT)
                                  : 0;
+    /* Not on shm: a write above its inject size completes only once the
+     * target has copied it, with or without the flag. */
+    weft_ofi.blocking_put_flushed = weft_ofi.rc == WEFT_RC_DELIVERY &&
+                                    strcmp(fi->fabric_attr->prov_name, "shm") &&
+                                    !weft_ofi.mr_local &&
+                                    strcmp(weft_tun_str(WEFT_TUN_REMOTE_COMPLETION), "delivery");
     weft_ofi.max_msg = fi->ep_attr->max_msg_size ? fi->ep_attr->max_msg_size : (1u << 30);
     if (weft_ofi.max_msg > ((size_t)1 << 30))
         weft_ofi.max_msg = (size_t)1 << 30; /* keep chunks bounded */
@@ -1079,9 +1085,14 @@ void weft_ofi_describe(FILE *out)
                 "a second, unordered shm endpoint) after a read through the target's queue "
                 "(WEFT_SHM_CMA_READ)\n", weft_ofi_cma.min);
     fprintf(out, "  remote completion %s\n",
-            weft_ofi.rc == WEFT_RC_DELIVERY
-                ? "FI_DELIVERY_COMPLETE (injected puts/atomics flushed by a read at quiet)"
-                : "flush: a read to every PE written since the last quiet");
+            weft_ofi.rc != WEFT_RC_DELIVERY ? "flush: a read to every PE written since the last quiet"
+            : weft_ofi.blocking_put_flushed
+                ? "FI_DELIVERY_COMPLETE for non-blocking puts (injected and blocking puts, and "
+                  "injected atomics, flushed by a read at quiet)"
+            : weft_ofi.injects_queued_in_order
+                ? "FI_DELIVERY_COMPLETE (injected puts and atomics queue in order at the "
+                  "target: quiet reads nothing back)"
+                : "FI_DELIVERY_COMPLETE (injected puts/atomics flushed by a read at quiet)");
     fprintf(out, "  fence             %s\n",
             weft_ofi.ordered ? "free: the provider orders writes, atomics and messages "
                                "(FI_ORDER_WAW, FI_ORDER_SAW)"

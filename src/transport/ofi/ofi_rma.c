@@ -229,8 +229,11 @@ static void put_split(struct weft_ofi_tx *tx, int seg, uint64_t off, const char 
     }
 }
 
-static void put_nbi_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src,
-                         size_t len, int pe)
+/* blocking: the caller waits until src may be reused, and no longer where
+ * weft_ofi.blocking_put_flushed (see there): such a write is posted without
+ * FI_DELIVERY_COMPLETE and its target flushed at quiet. */
+static void put_write_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src,
+                           size_t len, int pe, int blocking)
 {
     if (WEFT_UNLIKELY(len == 0))
         return;
@@ -249,11 +252,19 @@ static void put_nbi_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const vo
     }
     const char *s = src;
     uint64_t raddr = weft_ofi_raddr(pe, seg, off), key = weft_ofi_rkey(pe, seg);
+    int local = blocking && weft_ofi.blocking_put_flushed;
     while (len) {
         size_t c = min_sz(len, weft_ofi.max_msg);
         struct weft_ofi_retry r = {0, 0};
+        struct iovec iov = {(void *)s, c};
+        struct fi_rma_iov riov = {raddr, c, key};
+        struct fi_msg_rma m = {&iov, &desc, 1, (fi_addr_t)pe, &riov, 1, NULL, 0};
         ssize_t rc;
-        while ((rc = fi_write(tx->ep, s, c, desc, (fi_addr_t)pe, raddr, key, NULL)) == -FI_EAGAIN)
+        /* Flags of an fi_writemsg replace the default FI_DELIVERY_COMPLETE:
+         * counted once src may be reused. */
+        while ((rc = local ? fi_writemsg(tx->ep, &m, 0)
+                           : fi_write(tx->ep, s, c, desc, (fi_addr_t)pe, raddr, key, NULL)) ==
+               -FI_EAGAIN)
             weft_ofi_retry_wait(tx, &r, "fi_write", pe);
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_write", pe, rc);
@@ -265,14 +276,20 @@ static void put_nbi_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const vo
         raddr += c;
         len -= c;
     }
-    if (weft_ofi.rc == WEFT_RC_FLUSH)
+    if (weft_ofi.rc == WEFT_RC_FLUSH || local)
         weft_ofi_mark_dirty(tx, pe);
+}
+
+static void put_nbi_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src,
+                         size_t len, int pe)
+{
+    put_write_held(tx, seg, off, src, len, pe, 0);
 }
 
 static void put_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
                      int pe)
 {
-    put_nbi_held(tx, seg, off, src, len, pe);
+    put_write_held(tx, seg, off, src, len, pe, 1);
     /* Injected data was copied (split puts too); anything larger must
      * leave src first. */
     if (len > weft_ofi.inject_size && len > weft_ofi.split_put_max)
