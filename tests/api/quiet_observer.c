@@ -5,7 +5,14 @@
  * (shmem_atomic_add), writes a .bss word, an 8-byte heap word and a
  * 64 KiB heap block there (shmem_p, shmem_put, shmem_put_nbi), quiets -
  * on the default context and on a created one - and raises a flag at the
- * observer. The observer, seeing the flag,
+ * observer. In every other pair of rounds the block goes instead by a
+ * blocking shmem_put on a context of its own, quieted alone: over tcp that
+ * put may return before the target has the data (weft_ofi's
+ * blocking_put_flushed), and that quiet must still complete it by itself
+ * (the other updates leave by another endpoint). Removing that flush did
+ * not make this test fail in 9 runs (the target's progress, once it comes,
+ * took the write's socket first), so it shows the path works, not that it
+ * would catch every mistake. The observer, seeing the flag,
  * reads the target with shmem_g: every update must be there, although the
  * target has not yet served anything (weft's quiet on shm relies on the
  * provider queueing injected operations in order at the target; on other
@@ -41,6 +48,8 @@ int main(int argc, char **argv)
     WT_CHECK(src != NULL, "malloc failed");
     shmem_ctx_t ctx;
     WT_CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "shmem_ctx_create failed");
+    shmem_ctx_t block_ctx;
+    WT_CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &block_ctx) == 0, "shmem_ctx_create failed");
     for (int r = 1; r <= rounds; r++) {
         int origin = r % wt_npes, target = (r + 1) % wt_npes, observer = (r + 2) % wt_npes;
         int on_ctx = r & 1;
@@ -63,7 +72,12 @@ int main(int argc, char **argv)
             shmem_ctx_long_put(c, word, &v, 1, target);
             for (int i = 0; i < BLOCK; i++)
                 src[i] = r * 100000L + i;
-            shmem_ctx_long_put_nbi(c, block, src, BLOCK, target);
+            if (r & 2) {
+                shmem_ctx_long_put(block_ctx, block, src, BLOCK, target);
+                shmem_ctx_quiet(block_ctx);
+            } else {
+                shmem_ctx_long_put_nbi(c, block, src, BLOCK, target);
+            }
             shmem_ctx_quiet(c);
             shmem_long_p(&flag, r, observer);
         } else if (wt_me == observer) {
@@ -77,6 +91,7 @@ int main(int argc, char **argv)
                       "block's last word");
         }
     }
+    shmem_ctx_destroy(block_ctx);
     shmem_ctx_destroy(ctx);
     shmem_free(block);
     free(src);
