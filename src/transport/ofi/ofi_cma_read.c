@@ -204,12 +204,12 @@ void weft_ofi_cma_connect(int pe, const struct weft_ofi_cma_blob *blob, const ui
 
 void weft_ofi_cma_close(void)
 {
-    if (weft_ofi_cma.ep)
+    if (weft_ofi_cma.ep) {
         weft_debug("ofi: CMA reads %" PRIu64 " after %" PRIu64 " ordering reads; %" PRIu64
                    " gets refused (no credit or first contact) went the ordered way",
                    weft_ofi_cma.issued, weft_ofi_cma.heads, weft_ofi_cma.declined);
-    if (weft_ofi_cma.ep)
         fi_close(&weft_ofi_cma.ep->fid);
+    }
     for (int s = 0; s < WEFT_NSEGS; s++)
         if (weft_ofi_cma.mr[s])
             fi_close(&weft_ofi_cma.mr[s]->fid);
@@ -314,7 +314,7 @@ size_t weft_ofi_cma_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off
                         int pe)
 {
     size_t head = 0;
-    if (!weft_ofi_cma.peer[pe] || len < 2 * CMA_HEAD_MAX)
+    if (!weft_ofi_cma.peer[pe]) /* len >= min >= 2 * CMA_HEAD_MAX (open) */
         return 0;
     if (!cma_head_valid(tx, pe)) {
         /* The ordering read: its bytes are the get's first ones. */
