@@ -8,7 +8,7 @@
  * observer. In every other pair of rounds the block goes instead by a
  * blocking shmem_put on a context of its own, quieted alone: over tcp that
  * put may return before the target has the data (weft_ofi's
- * blocking_put_flushed), and that quiet must still complete it by itself
+ * writes_flushed), and that quiet must still complete it by itself
  * (the other updates leave by another endpoint). Removing that flush did
  * not make this test fail in 9 runs (the target's progress, once it comes,
  * took the write's socket first), so it shows the path works, not that it

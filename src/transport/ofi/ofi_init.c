@@ -719,7 +719,7 @@ int weft_ofi_init(int thread_multiple)
                                  : 0;
     /* Not on shm: a write above its inject size completes only once the
      * target has copied it, with or without the flag. */
-    weft_ofi.blocking_put_flushed = weft_ofi.rc == WEFT_RC_DELIVERY &&
+    weft_ofi.writes_flushed = weft_ofi.rc == WEFT_RC_DELIVERY &&
                                     strcmp(fi->fabric_attr->prov_name, "shm") &&
                                     !weft_ofi.mr_local &&
                                     strcmp(weft_tun_str(WEFT_TUN_REMOTE_COMPLETION), "delivery");
@@ -1086,9 +1086,9 @@ void weft_ofi_describe(FILE *out)
                 "(WEFT_SHM_CMA_READ)\n", weft_ofi_cma.min);
     fprintf(out, "  remote completion %s\n",
             weft_ofi.rc != WEFT_RC_DELIVERY ? "flush: a read to every PE written since the last quiet"
-            : weft_ofi.blocking_put_flushed
-                ? "FI_DELIVERY_COMPLETE for non-blocking puts (injected and blocking puts, and "
-                  "injected atomics, flushed by a read at quiet)"
+            : weft_ofi.writes_flushed
+                ? "puts without FI_DELIVERY_COMPLETE, flushed by a read at quiet (injected "
+                  "atomics too)"
             : weft_ofi.injects_queued_in_order
                 ? "FI_DELIVERY_COMPLETE (injected puts and atomics queue in order at the "
                   "target: quiet reads nothing back)"

@@ -20,7 +20,10 @@
  *    (fi_writemsg(FI_INJECT | FI_DELIVERY_COMPLETE) is counted only once
  *    applied, but on shm it multiplied the instructions of a small put by
  *    five, its queue filling with commands awaiting their responses:
- *    docs/providers.md.)
+ *    docs/providers.md.) Where those injects do not queue in order
+ *    (tcp;ofi_rxm), puts above the inject size are posted without the flag
+ *    too and their targets marked dirty (weft_ofi.writes_flushed): the
+ *    flag cost an acknowledgement per write, a system call at each end.
  *  - WEFT_RC_FLUSH: every PE written since the last quiet is marked dirty.
  * At quiet, after the write counter caught up, one 8-byte fi_read goes to
  * every dirty PE; the target processes it after the writes that preceded it
@@ -229,11 +232,11 @@ static void put_split(struct weft_ofi_tx *tx, int seg, uint64_t off, const char 
     }
 }
 
-/* blocking: the caller waits until src may be reused, and no longer where
- * weft_ofi.blocking_put_flushed (see there): such a write is posted without
- * FI_DELIVERY_COMPLETE and its target flushed at quiet. */
+/* Where weft_ofi.writes_flushed (see there) the write is posted without
+ * FI_DELIVERY_COMPLETE and its target flushed at quiet; a blocking put's
+ * caller then waits only until src may be reused. */
 static void put_write_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src,
-                           size_t len, int pe, int blocking)
+                           size_t len, int pe)
 {
     if (WEFT_UNLIKELY(len == 0))
         return;
@@ -252,7 +255,7 @@ static void put_write_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const 
     }
     const char *s = src;
     uint64_t raddr = weft_ofi_raddr(pe, seg, off), key = weft_ofi_rkey(pe, seg);
-    int local = blocking && weft_ofi.blocking_put_flushed;
+    int flushed = weft_ofi.writes_flushed;
     while (len) {
         size_t c = min_sz(len, weft_ofi.max_msg);
         struct weft_ofi_retry r = {0, 0};
@@ -262,7 +265,7 @@ static void put_write_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const 
         ssize_t rc;
         /* Flags of an fi_writemsg replace the default FI_DELIVERY_COMPLETE:
          * counted once src may be reused. */
-        while ((rc = local ? fi_writemsg(tx->ep, &m, 0)
+        while ((rc = flushed ? fi_writemsg(tx->ep, &m, 0)
                            : fi_write(tx->ep, s, c, desc, (fi_addr_t)pe, raddr, key, NULL)) ==
                -FI_EAGAIN)
             weft_ofi_retry_wait(tx, &r, "fi_write", pe);
@@ -276,20 +279,20 @@ static void put_write_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const 
         raddr += c;
         len -= c;
     }
-    if (weft_ofi.rc == WEFT_RC_FLUSH || local)
+    if (weft_ofi.rc == WEFT_RC_FLUSH || weft_ofi.writes_flushed)
         weft_ofi_mark_dirty(tx, pe);
 }
 
 static void put_nbi_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src,
                          size_t len, int pe)
 {
-    put_write_held(tx, seg, off, src, len, pe, 0);
+    put_write_held(tx, seg, off, src, len, pe);
 }
 
 static void put_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
                      int pe)
 {
-    put_write_held(tx, seg, off, src, len, pe, 1);
+    put_write_held(tx, seg, off, src, len, pe);
     /* Injected data was copied (split puts too); anything larger must
      * leave src first. */
     if (len > weft_ofi.inject_size && len > weft_ofi.split_put_max)
@@ -407,7 +410,9 @@ void weft_ofi_get(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size
 static void post_msg(struct weft_ofi_tx *tx, int write, struct iovec *iov,
                      struct fi_rma_iov *riov, size_t cnt, int pe)
 {
-    uint64_t flags = write && weft_ofi.rc == WEFT_RC_DELIVERY ? FI_DELIVERY_COMPLETE : 0;
+    uint64_t flags =
+        write && weft_ofi.rc == WEFT_RC_DELIVERY && !weft_ofi.writes_flushed ? FI_DELIVERY_COMPLETE
+                                                                              : 0;
     const char *what = write ? "fi_writemsg" : "fi_readmsg";
     struct fi_msg_rma m = {.msg_iov = iov,
                            .desc = NULL,
@@ -496,7 +501,7 @@ static void vector_held(struct weft_ofi_tx *tx, int write, int seg, size_t n,
     }
     if (cnt)
         post_msg(tx, write, iov, riov, cnt, pe);
-    if (write && weft_ofi.rc == WEFT_RC_FLUSH)
+    if (write && (weft_ofi.rc == WEFT_RC_FLUSH || weft_ofi.writes_flushed))
         weft_ofi_mark_dirty(tx, pe);
 }
 
@@ -530,7 +535,7 @@ void weft_ofi_iput(struct weft_ofi_tx *tx, int seg, uint64_t off, ptrdiff_t tstr
     } else {
         /* The source is only read: the iovec type lacks const. */
         strided_msgs(tx, 1, (char *)s, sstride, seg, off, tstride, elem, nelems, pe);
-        if (weft_ofi.rc == WEFT_RC_FLUSH)
+        if (weft_ofi.rc == WEFT_RC_FLUSH || weft_ofi.writes_flushed)
             weft_ofi_mark_dirty(tx, pe);
         weft_ofi_wait_writes(tx, "shmem_iput");
     }
