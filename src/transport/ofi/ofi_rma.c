@@ -21,8 +21,9 @@
  *    applied, but on shm it multiplied the instructions of a small put by
  *    five, its queue filling with commands awaiting their responses:
  *    docs/providers.md.) Where those injects do not queue in order
- *    (tcp;ofi_rxm), puts above the inject size are posted without the flag
- *    too and their targets marked dirty (weft_ofi.writes_flushed): the
+ *    (tcp;ofi_rxm), blocking puts above the inject size, and non-blocking
+ *    ones after the first few since the last quiet, are posted without the
+ *    flag too and their targets marked dirty (weft_ofi_write_flushed): the
  *    flag cost an acknowledgement per write, a system call at each end.
  *  - WEFT_RC_FLUSH: every PE written since the last quiet is marked dirty.
  * At quiet, after the write counter caught up, one 8-byte fi_read goes to
@@ -232,11 +233,11 @@ static void put_split(struct weft_ofi_tx *tx, int seg, uint64_t off, const char 
     }
 }
 
-/* Where weft_ofi.writes_flushed (see there) the write is posted without
+/* Where weft_ofi_write_flushed says so, the write is posted without
  * FI_DELIVERY_COMPLETE and its target flushed at quiet; a blocking put's
  * caller then waits only until src may be reused. */
 static void put_write_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src,
-                           size_t len, int pe)
+                           size_t len, int pe, int blocking)
 {
     if (WEFT_UNLIKELY(len == 0))
         return;
@@ -255,7 +256,7 @@ static void put_write_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const 
     }
     const char *s = src;
     uint64_t raddr = weft_ofi_raddr(pe, seg, off), key = weft_ofi_rkey(pe, seg);
-    int flushed = weft_ofi.writes_flushed;
+    int flushed = weft_ofi_write_flushed(tx, blocking);
     while (len) {
         size_t c = min_sz(len, weft_ofi.max_msg);
         struct weft_ofi_retry r = {0, 0};
@@ -279,20 +280,20 @@ static void put_write_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const 
         raddr += c;
         len -= c;
     }
-    if (weft_ofi.rc == WEFT_RC_FLUSH || weft_ofi.writes_flushed)
+    if (flushed)
         weft_ofi_mark_dirty(tx, pe);
 }
 
 static void put_nbi_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src,
                          size_t len, int pe)
 {
-    put_write_held(tx, seg, off, src, len, pe);
+    put_write_held(tx, seg, off, src, len, pe, 0);
 }
 
 static void put_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
                      int pe)
 {
-    put_write_held(tx, seg, off, src, len, pe);
+    put_write_held(tx, seg, off, src, len, pe, 1);
     /* Injected data was copied (split puts too); anything larger must
      * leave src first. */
     if (len > weft_ofi.inject_size && len > weft_ofi.split_put_max)
@@ -406,13 +407,12 @@ void weft_ofi_get(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size
 #define IOV_CAP 64
 
 /* Post one fi_writemsg (write) or fi_readmsg of cnt iovecs, local iov[k]
- * to or from remote riov[k] (equal lengths), counted like a write or read. */
-static void post_msg(struct weft_ofi_tx *tx, int write, struct iovec *iov,
+ * to or from remote riov[k] (equal lengths), counted like a write or read;
+ * a write delivery-complete unless flushed (weft_ofi_write_flushed). */
+static void post_msg(struct weft_ofi_tx *tx, int write, int flushed, struct iovec *iov,
                      struct fi_rma_iov *riov, size_t cnt, int pe)
 {
-    uint64_t flags =
-        write && weft_ofi.rc == WEFT_RC_DELIVERY && !weft_ofi.writes_flushed ? FI_DELIVERY_COMPLETE
-                                                                              : 0;
+    uint64_t flags = write && weft_ofi.rc == WEFT_RC_DELIVERY && !flushed ? FI_DELIVERY_COMPLETE : 0;
     const char *what = write ? "fi_writemsg" : "fi_readmsg";
     struct fi_msg_rma m = {.msg_iov = iov,
                            .desc = NULL,
@@ -446,6 +446,7 @@ static void strided_msgs(struct weft_ofi_tx *tx, int write, char *local, ptrdiff
                          int seg, uint64_t off, ptrdiff_t rstride, size_t elem, size_t nelems,
                          int pe)
 {
+    int flushed = write && weft_ofi_write_flushed(tx, 1); /* only iput writes */
     size_t per = min_sz(weft_ofi.iov_limit, IOV_CAP);
     uint64_t key = weft_ofi_rkey(pe, seg);
     struct iovec iov[IOV_CAP];
@@ -459,7 +460,7 @@ static void strided_msgs(struct weft_ofi_tx *tx, int write, char *local, ptrdiff
             riov[k].len = elem;
             riov[k].key = key;
         }
-        post_msg(tx, write, iov, riov, cnt, pe);
+        post_msg(tx, write, flushed, iov, riov, cnt, pe);
     }
 }
 
@@ -472,6 +473,7 @@ static void strided_msgs(struct weft_ofi_tx *tx, int write, char *local, ptrdiff
 static void vector_held(struct weft_ofi_tx *tx, int write, int seg, size_t n,
                         const uint64_t *off, void *const *local, const size_t *len, int pe)
 {
+    int flushed = write && weft_ofi_write_flushed(tx, 0);
     size_t per = min_sz(weft_ofi.iov_limit, IOV_CAP);
     uint64_t key = weft_ofi_rkey(pe, seg);
     struct iovec iov[IOV_CAP];
@@ -488,7 +490,7 @@ static void vector_held(struct weft_ofi_tx *tx, int write, int seg, size_t n,
             continue;
         }
         if (cnt == per || bytes + len[k] > weft_ofi.max_msg) {
-            post_msg(tx, write, iov, riov, cnt, pe);
+            post_msg(tx, write, flushed, iov, riov, cnt, pe);
             cnt = bytes = 0;
         }
         iov[cnt].iov_base = local[k];
@@ -500,8 +502,8 @@ static void vector_held(struct weft_ofi_tx *tx, int write, int seg, size_t n,
         cnt++;
     }
     if (cnt)
-        post_msg(tx, write, iov, riov, cnt, pe);
-    if (write && (weft_ofi.rc == WEFT_RC_FLUSH || weft_ofi.writes_flushed))
+        post_msg(tx, write, flushed, iov, riov, cnt, pe);
+    if (flushed)
         weft_ofi_mark_dirty(tx, pe);
 }
 
@@ -593,6 +595,7 @@ void weft_ofi_quiet_held(struct weft_ofi_tx *tx)
            __atomic_load_n(&tx->am_issued, __ATOMIC_RELAXED))
         weft_poll_yield(&spins);
     tx->nbi_used = 0;
+    tx->dc_writes = 0;
     tx->large_since_quiet = 0;
     tx->unordered_since_quiet = 0;
     tx->fence_pending = 0;
@@ -699,15 +702,22 @@ void weft_ofi_put_count(struct weft_ofi_tx *tx, int seg, uint64_t off, const voi
     } else {
         /* mr_local providers never get here (weft_ofi_count_imm is off). */
         void *desc = weft_ofi_local_desc(src, len);
-        while ((rc = fi_writedata(tx->ep, src, len, desc, data, (fi_addr_t)pe, raddr, key,
-                                  NULL)) == -FI_EAGAIN)
+        struct iovec iov = {(void *)src, len};
+        struct fi_rma_iov riov = {raddr, len, key};
+        struct fi_msg_rma m = {&iov, &desc, 1, (fi_addr_t)pe, &riov, 1, NULL, data};
+        /* Like put_write_held: where writes are flushed, the flags given
+         * replace the default FI_DELIVERY_COMPLETE. */
+        int flushed = weft_ofi_write_flushed(tx, !nbi);
+        while ((rc = flushed ? fi_writemsg(tx->ep, &m, FI_REMOTE_CQ_DATA)
+                         : fi_writedata(tx->ep, src, len, desc, data, (fi_addr_t)pe, raddr, key,
+                                        NULL)) == -FI_EAGAIN)
             weft_ofi_retry_wait(tx, &r, "fi_writedata", pe);
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_writedata", pe, rc);
         tx->w_issued++;
         tx->large_since_quiet = 1;
         weft_ofi_set_active(tx, 1);
-        if (weft_ofi.rc == WEFT_RC_FLUSH)
+        if (flushed)
             weft_ofi_mark_dirty(tx, pe);
         if (!nbi)
             weft_ofi_wait_writes(tx, "shmemx_putmem_ct");
