@@ -1087,7 +1087,8 @@ void weft_ofi_describe(FILE *out)
     fprintf(out, "  remote completion %s\n",
             weft_ofi.rc != WEFT_RC_DELIVERY ? "flush: a read to every PE written since the last quiet"
             : weft_ofi.writes_flushed
-                ? "puts without FI_DELIVERY_COMPLETE, flushed by a read at quiet (injected "
+                ? "blocking puts, and non-blocking ones past the first four since a quiet, "
+                  "without FI_DELIVERY_COMPLETE, flushed by a read at quiet (injected puts and "
                   "atomics too)"
             : weft_ofi.injects_queued_in_order
                 ? "FI_DELIVERY_COMPLETE (injected puts and atomics queue in order at the "
