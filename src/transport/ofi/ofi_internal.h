@@ -304,15 +304,6 @@ static inline void *weft_ofi_local_desc(const void *p, size_t len)
     return NULL;
 }
 
-/* An application thread is inside weft: the progress thread stands down
- * (ofi_progress.c). Counted by every progress call of a wait loop and by
- * the paths that issue puts, gets and atomics back to back without
- * waiting: a message-rate loop, or a window of large puts, each of them a
- * system call over tcp, during which a thread that drained would take the
- * endpoint's lock from under the writes (15% of tcp's put bandwidth at 2
- * PEs). A relaxed load and store, not an
- * atomic increment: two threads racing lose a count, which only means
- * "still active". */
 /* Where weft_ofi.writes_flushed: whether this write above the inject size
  * goes without FI_DELIVERY_COMPLETE (its target then flushed at quiet). A
  * blocking one always does (it waits only for its source). Non-blocking
@@ -332,6 +323,15 @@ static inline int weft_ofi_write_flushed(struct weft_ofi_tx *tx, int blocking)
     return 0;
 }
 
+/* An application thread is inside weft: the progress thread stands down
+ * (ofi_progress.c). Counted by every progress call of a wait loop and by
+ * the paths that issue puts, gets and atomics back to back without
+ * waiting: a message-rate loop, or a window of large puts, each of them a
+ * system call over tcp, during which a thread that drained would take the
+ * endpoint's lock from under the writes (15% of tcp's put bandwidth at 2
+ * PEs). A relaxed load and store, not an
+ * atomic increment: two threads racing lose a count, which only means
+ * "still active". */
 static inline void weft_ofi_note_app_activity(void)
 {
     __atomic_store_n(&weft_ofi.app_polls, __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED) + 1,

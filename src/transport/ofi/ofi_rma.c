@@ -462,6 +462,8 @@ static void strided_msgs(struct weft_ofi_tx *tx, int write, char *local, ptrdiff
         }
         post_msg(tx, write, flushed, iov, riov, cnt, pe);
     }
+    if (flushed)
+        weft_ofi_mark_dirty(tx, pe);
 }
 
 /* Vector transfers (GASNet's VIS, src/gasnet/vis.c): n pieces, piece k
@@ -537,8 +539,6 @@ void weft_ofi_iput(struct weft_ofi_tx *tx, int seg, uint64_t off, ptrdiff_t tstr
     } else {
         /* The source is only read: the iovec type lacks const. */
         strided_msgs(tx, 1, (char *)s, sstride, seg, off, tstride, elem, nelems, pe);
-        if (weft_ofi.rc == WEFT_RC_FLUSH || weft_ofi.writes_flushed)
-            weft_ofi_mark_dirty(tx, pe);
         weft_ofi_wait_writes(tx, "shmem_iput");
     }
     weft_ofi_tx_leave(tx);
