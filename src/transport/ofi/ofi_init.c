@@ -243,7 +243,8 @@ static void drop_infinipath_handlers(void)
 /* Pick the provider: the first fi_getinfo answer for RDM + RMA + MSG, then
  * refine on that same provider/fabric/domain with FI_ATOMIC and
  * FI_DELIVERY_COMPLETE, each kept only if the provider accepts it. */
-static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on)
+static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on,
+                                       int *delivery_asked)
 {
     const char *prov = weft_tun_str(WEFT_TUN_PROVIDER);
     struct fi_info *list = NULL, *hints = NULL;
@@ -334,6 +335,7 @@ static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on
     else if (strcmp(rcs, "auto"))
         weft_fatal("shmem_init", "WEFT_REMOTE_COMPLETION=%s: expected auto, delivery or flush",
                    rcs);
+    *delivery_asked = need_dc;
 
     struct fi_info *chosen = NULL;
     for (int step = 0; step < 4 && !chosen; step++) {
@@ -661,12 +663,12 @@ int weft_ofi_init(int thread_multiple)
     }
     if (weft_ofi_load() != 0)
         return -1;
-    int thread_on = 0;
+    int thread_on = 0, delivery_asked = 0;
     /* FI_THREAD_SAFE covers our progress thread and, under
      * SHMEM_THREAD_MULTIPLE, threads driving their contexts' endpoints at
      * the same time (FI_THREAD_DOMAIN would make the whole domain one
      * thread's at a time). */
-    struct fi_info *fi = choose_provider(thread_multiple, &thread_on);
+    struct fi_info *fi = choose_provider(thread_multiple, &thread_on, &delivery_asked);
     if (!fi)
         return -1;
     weft_ofi.info = fi;
@@ -718,11 +720,11 @@ int weft_ofi_init(int thread_multiple)
                                  ? (size_t)weft_tun_int(WEFT_TUN_SHM_SPLIT_PUT)
                                  : 0;
     /* Not on shm: a write above its inject size completes only once the
-     * target has copied it, with or without the flag. */
+     * target has copied it, with or without the flag. Not where the user
+     * asked for delivery completion (WEFT_REMOTE_COMPLETION=delivery). */
     weft_ofi.writes_flushed = weft_ofi.rc == WEFT_RC_DELIVERY &&
-                                    strcmp(fi->fabric_attr->prov_name, "shm") &&
-                                    !weft_ofi.mr_local &&
-                                    strcmp(weft_tun_str(WEFT_TUN_REMOTE_COMPLETION), "delivery");
+                              strcmp(fi->fabric_attr->prov_name, "shm") && !weft_ofi.mr_local &&
+                              !delivery_asked;
     weft_ofi.max_msg = fi->ep_attr->max_msg_size ? fi->ep_attr->max_msg_size : (1u << 30);
     if (weft_ofi.max_msg > ((size_t)1 << 30))
         weft_ofi.max_msg = (size_t)1 << 30; /* keep chunks bounded */

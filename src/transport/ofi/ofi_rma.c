@@ -472,10 +472,20 @@ static void strided_msgs(struct weft_ofi_tx *tx, int write, char *local, ptrdiff
  * size allow; with FI_MR_LOCAL, a limit of 1, or a piece larger than a
  * message, each piece is a put or get of its own. Non-blocking: local
  * buffers stay in use until quiet. */
+/* Whether the vector's messages are flushed writes, decided at its first
+ * message: pieces that all go by put_nbi_held take no delivery-complete
+ * slot of their own (weft_ofi_write_flushed counts them). */
+static int vector_flushed(struct weft_ofi_tx *tx, int write, int *flushed)
+{
+    if (*flushed < 0)
+        *flushed = write && weft_ofi_write_flushed(tx, 0);
+    return *flushed;
+}
+
 static void vector_held(struct weft_ofi_tx *tx, int write, int seg, size_t n,
                         const uint64_t *off, void *const *local, const size_t *len, int pe)
 {
-    int flushed = write && weft_ofi_write_flushed(tx, 0);
+    int flushed = -1; /* not decided yet */
     size_t per = min_sz(weft_ofi.iov_limit, IOV_CAP);
     uint64_t key = weft_ofi_rkey(pe, seg);
     struct iovec iov[IOV_CAP];
@@ -492,7 +502,7 @@ static void vector_held(struct weft_ofi_tx *tx, int write, int seg, size_t n,
             continue;
         }
         if (cnt == per || bytes + len[k] > weft_ofi.max_msg) {
-            post_msg(tx, write, flushed, iov, riov, cnt, pe);
+            post_msg(tx, write, vector_flushed(tx, write, &flushed), iov, riov, cnt, pe);
             cnt = bytes = 0;
         }
         iov[cnt].iov_base = local[k];
@@ -504,8 +514,8 @@ static void vector_held(struct weft_ofi_tx *tx, int write, int seg, size_t n,
         cnt++;
     }
     if (cnt)
-        post_msg(tx, write, flushed, iov, riov, cnt, pe);
-    if (flushed)
+        post_msg(tx, write, vector_flushed(tx, write, &flushed), iov, riov, cnt, pe);
+    if (flushed > 0)
         weft_ofi_mark_dirty(tx, pe);
 }
 
