@@ -927,6 +927,26 @@ void weft_ofi_abandon(void)
     }
 }
 
+/* After finalize's launcher barrier: apply what peers left queued at
+ * this PE. Where injected writes and atomics queue in order at the target
+ * (shm), a peer's quiet did not wait for them to be applied, and nobody
+ * else will apply them once the endpoint is closed; the program may read
+ * its static variables after shmem_finalize (tests-uh's
+ * test_shmem_finalize lost its last put 8 times in 20). Every peer issued
+ * its last operation before the barrier, so progress until a pass applies
+ * nothing more is enough (shm applies the whole queue in each). */
+static void apply_queued(void)
+{
+    uint64_t was = 0, now = 0;
+    int counted = weft_ofi_served(&was);
+    for (;;) {
+        weft_ofi_progress();
+        if (!counted || !weft_ofi_served(&now) || now == was)
+            return;
+        was = now;
+    }
+}
+
 void weft_ofi_fini(void)
 {
     if (weft_ofi.unused) {
@@ -952,6 +972,8 @@ void weft_ofi_fini(void)
     (void)weft_boot_barrier();
     (void)temp;
     weft_ofi_thread_stop();
+    if (tx->ep && weft_ofi.injects_queued_in_order)
+        apply_queued();
     weft_ofi.coalesce = 0; /* tx_close below frees its buffers */
     weft_ofi_cma_close(); /* after the barrier: peers read by it until then */
     weft_ofi_ctx_fini();
