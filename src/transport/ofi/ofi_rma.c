@@ -466,12 +466,6 @@ static void strided_msgs(struct weft_ofi_tx *tx, int write, char *local, ptrdiff
         weft_ofi_mark_dirty(tx, pe);
 }
 
-/* Vector transfers (GASNet's VIS, src/gasnet/vis.c): n pieces, piece k
- * between local[k] and remote offset off[k], len[k] bytes. Consecutive
- * pieces share one message while the provider's iov limits and its message
- * size allow; with FI_MR_LOCAL, a limit of 1, or a piece larger than a
- * message, each piece is a put or get of its own. Non-blocking: local
- * buffers stay in use until quiet. */
 /* Whether the vector's messages are flushed writes, decided at its first
  * message: pieces that all go by put_nbi_held take no delivery-complete
  * slot of their own (weft_ofi_write_flushed counts them). */
@@ -482,6 +476,12 @@ static int vector_flushed(struct weft_ofi_tx *tx, int write, int *flushed)
     return *flushed;
 }
 
+/* Vector transfers (GASNet's VIS, src/gasnet/vis.c): n pieces, piece k
+ * between local[k] and remote offset off[k], len[k] bytes. Consecutive
+ * pieces share one message while the provider's iov limits and its message
+ * size allow; with FI_MR_LOCAL, a limit of 1, or a piece larger than a
+ * message, each piece is a put or get of its own. Non-blocking: local
+ * buffers stay in use until quiet. */
 static void vector_held(struct weft_ofi_tx *tx, int write, int seg, size_t n,
                         const uint64_t *off, void *const *local, const size_t *len, int pe)
 {
