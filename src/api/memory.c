@@ -18,9 +18,9 @@ static void *sym_alloc(const char *call, size_t align, size_t size, int zero)
             weft_warn(call, "alignment=%zu is larger than the 1 GiB weft supports", align);
         else if (!p)
             weft_warn(call,
-                      "cannot allocate %zu bytes from the symmetric heap (%zu bytes in all); "
-                      "raise SHMEM_SYMMETRIC_SIZE (e.g. SHMEM_SYMMETRIC_SIZE=2G)",
-                      size, weft_rt.seg[WEFT_SEG_HEAP].size);
+                      "cannot allocate %zu bytes from the symmetric heap (SHMEM_SYMMETRIC_SIZE "
+                      "is %zu bytes); raise SHMEM_SYMMETRIC_SIZE (e.g. SHMEM_SYMMETRIC_SIZE=2G)",
+                      size, weft_rt.heap_asked);
         else if (zero)
             memset(p, 0, size);
     }

@@ -76,6 +76,22 @@ static void print_banner(void)
     fflush(stdout);
 }
 
+/* weft's own symmetric data, mapped beside the program's heap so that the
+ * program can allocate all of SHMEM_SYMMETRIC_SIZE (test suites written
+ * for other implementations allocate or reallocate exactly that much):
+ * the internal area, the team scratch pool, the hang report's
+ * acknowledgements and room for the small blocks allocated on first use
+ * (sym_block.h). Only address space and an unused file tail until
+ * touched. GASNet's active-message channels come out of its segment's
+ * share (gasnet/core.c, max_segment). */
+static size_t internal_heap_bytes(size_t asked)
+{
+    size_t sym = (sizeof(struct weft_internal_sym) + 63) & ~(size_t)63;
+    size_t acks = ((size_t)weft_rt.n_pes * sizeof(uint64_t) + 63) & ~(size_t)63;
+    size_t first_use = (size_t)256 << 10;
+    return sym + weft_team_pool_bytes(weft_rt.n_pes, asked) + acks + first_use;
+}
+
 int weft_runtime_init(int requested, int *provided)
 {
     if (weft_rt.initialized) {
@@ -99,7 +115,8 @@ int weft_runtime_init(int requested, int *provided)
 
     weft_node_init();
     weft_topology_init(); /* needs pe_host; collective over the launcher */
-    weft_heap_init(weft_tun_size(WEFT_TUN_SYMMETRIC_SIZE));
+    weft_rt.heap_asked = weft_tun_size(WEFT_TUN_SYMMETRIC_SIZE);
+    weft_heap_init(weft_rt.heap_asked + internal_heap_bytes(weft_rt.heap_asked));
     weft_rt.sym = weft_heap_alloc(64, sizeof(struct weft_internal_sym));
     memset(weft_rt.sym, 0, sizeof *weft_rt.sym);
 

@@ -77,6 +77,9 @@ struct weft_runtime {
     int thread_level;
     int boot_up; /* the launcher connection is open (abort can reach it) */
     struct weft_segment seg[WEFT_NSEGS];
+    /* SHMEM_SYMMETRIC_SIZE: what the program may allocate. The heap's
+     * mapping is larger by weft's own symmetric data (init.c). */
+    size_t heap_asked;
     struct weft_internal_sym *sym; /* library-private symmetric area */
     char hostname[256];
     uint64_t *pe_host; /* host identity of every PE (core/node.c) */

@@ -39,15 +39,15 @@ static int ilog2_ceil(int n)
     return r;
 }
 
-static void pool_init(void)
+/* The pool's layout for n PEs and a program heap of heap_asked bytes;
+ * returns its size in bytes. */
+static size_t pool_layout(struct weft_team_pool *p, int n, size_t heap_asked)
 {
-    struct weft_team_pool *p = &weft_team_pool;
-    int n = weft_rt.n_pes;
     p->rounds = ilog2_floor(n);
     p->scan_rounds = ilog2_ceil(n);
     size_t nbufs = 2 * ((size_t)p->rounds + 1) + (size_t)p->scan_rounds;
     size_t flags = WEFT_TEAM_HDR_BYTES;
-    size_t budget = weft_rt.seg[WEFT_SEG_HEAP].size / 32 / WEFT_TEAM_SLOTS;
+    size_t budget = heap_asked / 32 / WEFT_TEAM_SLOTS;
     if (budget > WEFT_TEAM_SLOT_MAX)
         budget = WEFT_TEAM_SLOT_MAX;
     size_t chunk = budget > flags ? (budget - flags) / nbufs : 0;
@@ -56,11 +56,23 @@ static void pool_init(void)
         chunk = WEFT_TEAM_CHUNK_MIN;
     p->chunk = chunk;
     p->slot_size = (flags + nbufs * chunk + 63) & ~(size_t)63;
-    size_t total = p->slot_size * WEFT_TEAM_SLOTS;
+    return p->slot_size * WEFT_TEAM_SLOTS;
+}
+
+size_t weft_team_pool_bytes(int n_pes, size_t heap_asked)
+{
+    struct weft_team_pool scratch;
+    return pool_layout(&scratch, n_pes, heap_asked);
+}
+
+static void pool_init(void)
+{
+    struct weft_team_pool *p = &weft_team_pool;
+    size_t total = pool_layout(p, weft_rt.n_pes, weft_rt.heap_asked);
     p->base = weft_heap_alloc(64, total);
     if (!p->base)
         weft_fatal("shmem_init", "the symmetric heap (%zu bytes) cannot hold the %zu bytes of "
-                   "team scratch; raise SHMEM_SYMMETRIC_SIZE",
+                   "team scratch",
                    weft_rt.seg[WEFT_SEG_HEAP].size, total);
     memset(p->base, 0, total);
     p->off = (uint64_t)(p->base - weft_rt.seg[WEFT_SEG_HEAP].base);

@@ -69,6 +69,9 @@ WEFT_EXPORT extern struct weft_team weft_team_shared; /* SHMEM_TEAM_SHARED */
  * (one weft_heap_alloc, identical on every PE) and builds the predefined
  * teams. */
 void weft_team_init_predefined(void);
+/* Bytes of symmetric scratch the team pool takes for n_pes PEs and a
+ * program heap of heap_asked bytes (init.c reserves them beside it). */
+size_t weft_team_pool_bytes(int n_pes, size_t heap_asked);
 /* Called from weft_runtime_finalize (optional: the heap goes away anyway). */
 void weft_team_fini(void);
 

@@ -9,7 +9,11 @@
  *   heap_limits size <N>[K|M|G] ok|null
  *       with SHMEM_SYMMETRIC_SIZE set by the test registration: one
  *       shmem_malloc of N bytes must succeed (ok) - and every byte of it be
- *       remotely writable at both ends - or return NULL (null). */
+ *       remotely writable at both ends - or return NULL (null).
+ *   heap_limits realloc <N>[K|M|G]
+ *       a 64-byte block grown by shmem_realloc to N bytes (all of
+ *       SHMEM_SYMMETRIC_SIZE in the registration) keeps its contents and is
+ *       writable at its far end. */
 #include "weft_test.h"
 
 static size_t parse_size(const char *s)
@@ -129,8 +133,26 @@ int main(int argc, char **argv)
             WT_CHECK_BYTES(p + n - 4096, 4096, left, n - 4096, 1, "last 4 KiB of the block");
             shmem_free(p);
         }
+    } else if (!strcmp(mode, "realloc") && argc > 2) {
+        size_t n = parse_size(argv[2]);
+        WT_PHASE("shmem_realloc(64-byte block, %s = %zu)", argv[2], n);
+        long *p = shmem_malloc(64);
+        WT_CHECK(p != NULL, "shmem_malloc(64) returned NULL");
+        for (int i = 0; i < 8; i++)
+            p[i] = wt_me * 100 + i;
+        unsigned char *q = shmem_realloc(p, n);
+        WT_CHECK(q != NULL, "shmem_realloc(p, %zu) returned NULL with SHMEM_SYMMETRIC_SIZE=%s", n,
+                 getenv("SHMEM_SYMMETRIC_SIZE") ? getenv("SHMEM_SYMMETRIC_SIZE") : "(unset)");
+        for (int i = 0; i < 8; i++)
+            WT_EQ_NUM(((long *)q)[i], (long)(wt_me * 100 + i), "word %d kept by the realloc", i);
+        long last = wt_me + 1;
+        int right = (wt_me + 1) % wt_npes, left = (wt_me + wt_npes - 1) % wt_npes;
+        shmem_long_p((long *)(q + n - sizeof(long)), last, right);
+        shmem_barrier_all();
+        WT_EQ_NUM(*(long *)(q + n - sizeof(long)), (long)(left + 1), "last word of the block");
+        shmem_free(q);
     } else {
-        fprintf(stderr, "usage: heap_limits exhaust | size <N>[K|M|G] ok|null\n");
+        fprintf(stderr, "usage: heap_limits exhaust | size <N>[K|M|G] ok|null | realloc <N>\n");
         return 2;
     }
     wt_finish();
