@@ -46,10 +46,18 @@ void *shmem_calloc(size_t count, size_t size)
     return sym_alloc("shmem_calloc", 0, count * size, 1);
 }
 
+/* An alignment no block can have (0, not a power of two) gets NULL, the
+ * specification's answer when no block is allocated, as memalign and the
+ * other implementations give; still through the barrier, as every PE was
+ * given the same alignment. */
 void *shmem_align(size_t alignment, size_t size)
 {
-    if (alignment == 0 || (alignment & (alignment - 1)))
-        weft_fatal("shmem_align", "argument alignment=%zu is not a power of two", alignment);
+    if (alignment == 0 || (alignment & (alignment - 1))) {
+        weft_check_init("shmem_align");
+        weft_warn("shmem_align", "argument alignment=%zu is not a power of two: no block",
+                  alignment);
+        return sym_alloc("shmem_align", 0, 0, 0);
+    }
     return sym_alloc("shmem_align", alignment, size, 0);
 }
 

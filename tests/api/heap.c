@@ -138,6 +138,19 @@ static void test_align(void)
         shmem_free(p);
         shmem_free(odd);
     }
+    /* No block has these alignments: NULL on every PE (a warning on
+     * stderr), and the heap goes on. */
+    const size_t bad[] = {0, 3, 24, 4097};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        WT_PHASE("shmem_align(%zu, 100): not a power of two", bad[k]);
+        void *p = shmem_align(bad[k], 100);
+        WT_CHECK(p == NULL, "shmem_align(%zu, 100) = %p, expected NULL", bad[k], p);
+    }
+    WT_PHASE("shmem_align(1, 100) after the refusals");
+    unsigned char *one = shmem_align(1, 100);
+    WT_CHECK(one != NULL, "shmem_align(1, 100) returned NULL");
+    check_symmetric(one, 100, 1, "shmem_align(1) block");
+    shmem_free(one);
 }
 
 static void test_hints(void)
