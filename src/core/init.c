@@ -125,9 +125,10 @@ int weft_runtime_init(int requested, int *provided)
     if (weft_data_segment(&dbase, &dsize) == 0 && dsize > 0)
         weft_rt.seg[WEFT_SEG_DATA] = (struct weft_segment){dbase, dsize, -1};
     weft_onnode_share_static(); /* before anything registers or maps it */
-    weft_debug("heap %p+%zu, static data %p+%zu", (void *)weft_rt.seg[WEFT_SEG_HEAP].base,
-               weft_rt.seg[WEFT_SEG_HEAP].size, (void *)weft_rt.seg[WEFT_SEG_DATA].base,
-               weft_rt.seg[WEFT_SEG_DATA].size);
+    weft_debug("heap %p+%zu, %zu more for weft's own, static data %p+%zu",
+               (void *)weft_rt.seg[WEFT_SEG_HEAP].base, weft_rt.heap_asked,
+               weft_rt.seg[WEFT_SEG_HEAP].size - weft_rt.heap_asked,
+               (void *)weft_rt.seg[WEFT_SEG_DATA].base, weft_rt.seg[WEFT_SEG_DATA].size);
 
     weft_onnode_init(); /* the atomicity rule needs it before ofi_init */
     if (weft_ofi_init(requested >= WEFT_THREAD_MULTIPLE) != 0)
