@@ -5,7 +5,7 @@
  * without progress threads), and only then are the puts issued, all small
  * enough to be injected; a get can then only see them by going through
  * PE 1's queue or waiting for it. Over libfabric shm, gets this large are
- * copied by the reader itself (process_vm_readv: ofi_cma_read.c), after an
+ * copied by the reader itself (process_vm_readv: ofi_cma.c), after an
  * ordering read that a later get from the same PE may skip; each case
  * below is one reason it must not. Before the case, the reader has already
  * read from PE 1, and the "go" that starts PE 1's computation travels on a
@@ -76,7 +76,7 @@ int main(int argc, char **argv)
                 /* The read a later get might think still covers it. */
                 shmem_getmem(got, buf, LEN, 1);
                 WT_CHECK_BYTES(got, LEN, 1, 0, 1000 + tag, "first get");
-                /* No quiet here: it would count as one (ofi_cma_read.c). */
+                /* No quiet here: it would count as one (ofi_cma.c). */
                 shmem_ctx_long_atomic_set(side, go, 1, 1);
                 if (reader != 0)
                     shmem_ctx_long_atomic_set(side, go, 1, 0);

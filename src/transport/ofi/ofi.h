@@ -183,7 +183,7 @@ static inline void weft_ofi_settle_applied(void)
 /* Requests of peers served so far by this PE's progress: messages
  * received, plus the remote reads, writes and atomics the provider counts
  * (FI_RMA_EVENT; counted where idle PEs may nap, weft_idle_naps_possible,
- * and where gets are read by CMA, ofi_cma_read.c). Returns 0, with *count
+ * and where gets are read by CMA, ofi_cma.c). Returns 0, with *count
  * untouched, where those are not counted (tcp;ofi_rxm, or neither). */
 int weft_ofi_served(uint64_t *count);
 /* Naps on the CQ's descriptor (weft_tx_can_block, weft_tx_block): possible

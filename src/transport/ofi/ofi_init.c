@@ -32,7 +32,7 @@ struct peer_blob {
     uint32_t namelen;
     uint32_t pad;
     uint8_t name[WEFT_OFI_NAME_MAX];
-    struct weft_ofi_cma_blob cma; /* the CMA read endpoint (ofi_cma_read.c) */
+    struct weft_ofi_cma_blob cma; /* gets and puts by CMA (ofi_cma.c) */
 };
 
 /* ---- errors, waiting, retrying ----------------------------------------- */
@@ -792,7 +792,7 @@ int weft_ofi_init(int thread_multiple)
      * tell whether it serves anyone (core/sync.c, idle naps). shm counts
      * them (FI_RMA_EVENT); tcp;ofi_rxm cannot, and its PEs nap on the
      * CQ's descriptor instead (naps_on_cq_fd above). */
-    /* Gets read by CMA (ofi_cma_read.c) look at the same count. */
+    /* Gets read by CMA (ofi_cma.c) look at the same count. */
     if ((naps || weft_ofi_cma_wanted()) && rma_events) {
         CHECK(weft_ofi_cntr_open(weft_ofi.domain, &weft_ofi.served_cntr),
               "fi_cntr_open(remote access)");
@@ -1108,6 +1108,10 @@ void weft_ofi_describe(FILE *out)
         fprintf(out, "  large gets        from %zu bytes copied by this PE (process_vm_readv on "
                 "a second, unordered shm endpoint) after a read through the target's queue "
                 "(WEFT_SHM_CMA_READ)\n", weft_ofi_cma.min);
+    if (weft_ofi_cma.wmin != SIZE_MAX)
+        fprintf(out, "  large puts        from %zu bytes copied by this PE (process_vm_writev) "
+                "after a read through the target's queue (WEFT_SHM_CMA_WRITE)\n",
+                weft_ofi_cma.wmin);
     fprintf(out, "  remote completion %s\n",
             weft_ofi.rc != WEFT_RC_DELIVERY ? "flush: a read to every PE written since the last quiet"
             : weft_ofi.writes_flushed

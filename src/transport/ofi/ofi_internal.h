@@ -110,7 +110,7 @@ struct weft_ofi_tx {
     int coal_direct_next;
     /* Contexts' txs in the registry the progress thread pokes (ofi_ctx.c). */
     struct weft_ofi_tx *next_ctx, *prev_ctx;
-    /* Gets read by CMA (ofi_cma_read.c): the PE whose queue the last
+    /* Gets and puts by CMA (ofi_cma.c): the PE whose queue the last
      * ordering read went through, or -1, and the counts that say whether
      * it still covers the next get (cma_head_valid). */
     int cma_head_pe;
@@ -257,7 +257,7 @@ struct weft_ofi_state {
     unsigned long app_polls; /* progress calls by application threads */
     /* Quiets that completed writes or atomics, on any context (a relaxed count:
      * racing threads may lose one, never leave it unchanged); gets read
-     * by CMA look at it (ofi_cma_read.c). */
+     * by CMA look at it (ofi_cma.c). */
     unsigned long quiets;
     unsigned long msgs_served; /* CQ entries drained: peers' messages and
                                 * immediate data (and our sends' ends) */
@@ -448,9 +448,11 @@ void weft_ofi_wait_reads(struct weft_ofi_tx *tx, const char *what);
  * which the shared CQ's descriptor does not cover (weft_ofi_can_block). */
 extern __thread int weft_ofi_waiting_own_cq;
 
-/* Large gets over shm by the origin's process_vm_readv (ofi_cma_read.c).
- * min: gets of at least this many bytes go there (SIZE_MAX: off, the
- * state everything starts and falls back to). */
+/* Large gets and puts over shm copied by the origin itself (ofi_cma.c).
+ * min: gets of at least this many bytes are read by process_vm_readv on a
+ * second endpoint; wmin: puts of at least this many are written by
+ * process_vm_writev (SIZE_MAX: off, the state everything starts and falls
+ * back to). */
 struct weft_ofi_cma {
     size_t min;
     struct fi_info *info;
@@ -467,6 +469,9 @@ struct weft_ofi_cma {
     uint64_t heads, declined; /* ordering reads; gets the provider refused */
     int lock;
     unsigned tick; /* drains since the endpoint was last polled */
+    size_t wmin;
+    int *wpid;       /* [pe]: the peer's process, 0: not written by CMA */
+    uint64_t writes; /* puts written by CMA */
 };
 extern struct weft_ofi_cma weft_ofi_cma;
 /* Whether this PE will try the endpoint (the same test open makes first):
@@ -474,10 +479,11 @@ extern struct weft_ofi_cma weft_ofi_cma;
  * reads. */
 int weft_ofi_cma_wanted(void);
 /* What each PE publishes of it at start-up: its name (namelen 0: not
- * opened, read that PE the ordered way). */
+ * opened, read that PE the ordered way), and for puts by CMA its process
+ * (pid 0: do not write to it). */
 struct weft_ofi_cma_blob {
     uint32_t namelen;
-    uint32_t pad;
+    int32_t pid;
     uint8_t name[WEFT_OFI_NAME_MAX];
 };
 /* Open the endpoint and fill mine; on any failure reads by CMA stay off. */
@@ -493,6 +499,11 @@ void weft_ofi_cma_poll(void);
  * reads the rest the ordered way). With tx held. */
 size_t weft_ofi_cma_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off, size_t len,
                         int pe);
+/* A put of len >= weft_ofi_cma.wmin bytes from src to pe written by this
+ * PE's own copy: 1 once it is in place (complete: quiet has nothing to wait
+ * for), 0 when it must go the ordered way. With tx held. */
+int weft_ofi_cma_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
+                     int pe);
 /* A get through tx's own endpoint, as every get went before (ofi_rma.c). */
 void weft_ofi_get_ordered(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len,
                           int pe);

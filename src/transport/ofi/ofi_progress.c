@@ -54,7 +54,7 @@ static void drain(void)
         return;
     weft_am_poll();
     /* Peers' reads by CMA leave a notice each in our second endpoint's
-     * queue, which holds their credits (ofi_cma_read.c); retiring them
+     * queue, which holds their credits (ofi_cma.c); retiring them
      * every 16th drain keeps ahead of any window of gets. */
     if (WEFT_UNLIKELY(weft_ofi_cma.ep != NULL) && !(++weft_ofi_cma.tick & 15))
         weft_ofi_cma_poll();

@@ -249,6 +249,10 @@ static void put_write_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const 
         put_split(tx, seg, off, src, len, pe);
         return;
     }
+    /* Large puts over shm: by the origin's own copy (ofi_cma.c). */
+    if (WEFT_UNLIKELY(len >= __atomic_load_n(&weft_ofi_cma.wmin, __ATOMIC_RELAXED)) &&
+        weft_ofi_cma_put(tx, seg, off, src, len, pe))
+        return;
     void *desc = weft_ofi_local_desc(src, len);
     if (WEFT_UNLIKELY(weft_ofi.mr_local && !desc)) {
         bounce_put(tx, seg, off, src, len, pe);
@@ -370,7 +374,7 @@ static void get_nbi_held(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t of
 {
     if (WEFT_UNLIKELY(len == 0))
         return;
-    /* Large gets over shm: by the origin's own copy (ofi_cma_read.c). */
+    /* Large gets over shm: by the origin's own copy (ofi_cma.c). */
     if (WEFT_UNLIKELY(len >= __atomic_load_n(&weft_ofi_cma.min, __ATOMIC_RELAXED))) {
         size_t done = weft_ofi_cma_get(tx, dst, seg, off, len, pe);
         if (done == len)
@@ -609,7 +613,7 @@ void weft_ofi_quiet_held(struct weft_ofi_tx *tx)
     tx->large_since_quiet = 0;
     tx->unordered_since_quiet = 0;
     tx->fence_pending = 0;
-    if (tx->w_issued != tx->w_at_quiet) { /* for gets read by CMA (ofi_cma_read.c) */
+    if (tx->w_issued != tx->w_at_quiet) { /* for gets read by CMA (ofi_cma.c) */
         tx->w_at_quiet = tx->w_issued;
         __atomic_store_n(&weft_ofi.quiets, __atomic_load_n(&weft_ofi.quiets, __ATOMIC_RELAXED) + 1,
                          __ATOMIC_RELAXED);

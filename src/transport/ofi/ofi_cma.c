@@ -1,8 +1,9 @@
-/* ofi_cma_read.c owns large gets over libfabric shm that the origin copies
- * itself with process_vm_readv: a second shm domain and endpoint opened
- * without RMA ordering and with FI_MR_VIRT_ADDR, on which libfabric 1.17
- * serves a read by its "fast RMA" path, and the ordering read that must
- * come first.
+/* ofi_cma.c owns large gets and puts over libfabric shm that the origin
+ * copies itself: gets with process_vm_readv, through a second shm domain
+ * and endpoint opened without RMA ordering and with FI_MR_VIRT_ADDR, on
+ * which libfabric 1.17 serves a read by its "fast RMA" path; puts with
+ * process_vm_writev called here; and the ordering read that must come
+ * before either.
  *
  * Why a second endpoint. libfabric 1.17's shm reads by CMA only on that
  * path (smr_generic_rma), which it turns off for the whole domain when the
@@ -10,29 +11,44 @@
  * read flagged FI_DELIVERY_COMPLETE (weft's default flag). On the ordered
  * endpoint a get goes through the target's bounce buffers in pieces, each
  * needing the target's progress: about half of SOS's bandwidth from 32 KiB
- * up (docs/providers.md, "shm: how reads move").
+ * up (docs/providers.md, "shm: how reads move"). A put on the ordered
+ * endpoint is copied in by the target's progress (process_vm_readv there):
+ * a target that computes holds it up, and the copy runs 3-5% slower than
+ * the writer's own process_vm_writev (docs/performance.md, session 19).
  *
  * Why the ordering read. Writes injected to a PE (every put up to 4 KiB,
  * every atomic) wait in that PE's command queue until its progress applies
  * them, and weft's quiet does not wait for that (injects_queued_in_order:
  * whatever observes them later reaches that PE through the same queue,
- * behind them). A CMA read reaches the memory without passing through the
- * queue, so it could miss a put that the reader has every right to see (the
- * writer quieted and signalled the reader). So the first bytes of each such
- * get are read through the ordered endpoint and the rest by CMA once they
+ * behind them). A CMA read or write reaches the memory without passing
+ * through the queue: a read could miss a put that the reader has every
+ * right to see (the writer quieted and signalled the reader), and a write
+ * could be overwritten by an older put still queued (the writer's own
+ * before a fence or quiet, or another PE's that the writer learned of). So
+ * the first bytes of each such get are read through the ordered endpoint
+ * (for a put, 8 bytes of its destination) and the copy waits until they
  * are back: by then the target has applied everything queued before them,
- * which includes everything the reader can know about. The ordered read is
- * not repeated for the next get from the same PE while nothing could have
- * reached this PE meanwhile (cma_head_valid): a window of gets then
- * pays for it once. */
+ * which includes everything the origin can know about. The ordered read is
+ * not repeated for the next get or put to the same PE while nothing could
+ * have reached this PE meanwhile (cma_head_valid): a window of them then
+ * pays for it once.
+ *
+ * No mark of a put written by CMA is needed at its target: a PE that
+ * learns something from such a put learns no more than the writer knew
+ * when its ordering read to that PE was served, and serving it counted
+ * there (the target's remote-access counter), which ends the target's own
+ * ordering reads that were older; newer ones cover what the writer knew. */
+#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "../onnode/onnode.h"
 #include "ofi_internal.h"
 
-struct weft_ofi_cma weft_ofi_cma = {.min = SIZE_MAX};
+struct weft_ofi_cma weft_ofi_cma = {.min = SIZE_MAX, .wmin = SIZE_MAX};
 
 /* The ordering read's length at most: the provider's small-read path
  * (weft_ofi.get_by_atomic_max) where it has one. */
@@ -69,13 +85,19 @@ static void cma_off(const char *why)
     __atomic_store_n(&weft_ofi_cma.min, SIZE_MAX, __ATOMIC_RELAXED);
 }
 
+static void cma_writes_off(const char *why)
+{
+    weft_debug("ofi: shm puts by CMA off: %s", why);
+    __atomic_store_n(&weft_ofi_cma.wmin, SIZE_MAX, __ATOMIC_RELAXED);
+}
+
 #define CMA_CHECK(call, what)                                      \
     do {                                                           \
         int rc_ = (call);                                          \
         if (rc_) {                                                 \
             weft_debug("ofi: shm CMA read endpoint: %s: %s", what, \
                        fi_strerror(-rc_));                         \
-            weft_ofi_cma_close();                                  \
+            reads_close();                                         \
             return;                                                \
         }                                                          \
     } while (0)
@@ -85,7 +107,8 @@ static void cma_off(const char *why)
  * read, and what makes it enough), no local registration needed. */
 int weft_ofi_cma_wanted(void)
 {
-    return weft_tun_int(WEFT_TUN_SHM_CMA_READ) > 0 && weft_rt.n_pes > 1 &&
+    return (weft_tun_int(WEFT_TUN_SHM_CMA_READ) > 0 || weft_tun_int(WEFT_TUN_SHM_CMA_WRITE) > 0) &&
+           weft_rt.n_pes > 1 &&
            !strcmp(weft_ofi.info->fabric_attr->prov_name, "shm") &&
            weft_ofi.injects_queued_in_order && !weft_onnode.mixed && !weft_onnode.split &&
            !weft_ofi.mr_local;
@@ -106,10 +129,34 @@ static int bind_cma(struct fid_ep *ep, void *arg, const char **what)
     return 0;
 }
 
+static void reads_close(void);
+
+/* The tables puts by CMA need, and this PE's part of the blob. */
+static void writes_open(struct weft_ofi_cma_blob *mine)
+{
+    size_t wmin = (size_t)weft_tun_int(WEFT_TUN_SHM_CMA_WRITE);
+    size_t n = (size_t)weft_rt.n_pes;
+    if (!wmin)
+        return;
+    weft_ofi_cma.wpid = calloc(n, sizeof(int));
+    if (!weft_ofi_cma.wpid)
+        return;
+    mine->pid = (int32_t)getpid();
+    /* Below that the ordering read costs more than the copy saves. */
+    weft_ofi_cma.wmin = wmin < 2 * CMA_HEAD_MAX ? 2 * CMA_HEAD_MAX : wmin;
+    weft_debug("ofi: shm puts of %zu bytes and more written by CMA", weft_ofi_cma.wmin);
+}
+
 void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine)
 {
     memset(mine, 0, sizeof *mine);
     if (!weft_ofi_cma_wanted() || !weft_ofi.served_cntr)
+        return;
+    weft_ofi_cma.base = calloc((size_t)weft_rt.n_pes * WEFT_NSEGS, sizeof(uint64_t));
+    if (!weft_ofi_cma.base)
+        return;
+    writes_open(mine);
+    if (weft_tun_int(WEFT_TUN_SHM_CMA_READ) <= 0)
         return;
     const struct fi_info *main_fi = weft_ofi.info;
     size_t min = (size_t)weft_tun_int(WEFT_TUN_SHM_CMA_READ);
@@ -175,11 +222,9 @@ void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine)
                   "fi_mr_reg");
     }
     size_t n = (size_t)weft_rt.n_pes;
-    weft_ofi_cma.base = calloc(n * WEFT_NSEGS, sizeof(uint64_t));
     weft_ofi_cma.addr = calloc(n, sizeof(fi_addr_t));
     weft_ofi_cma.peer = calloc(n, 1);
-    CMA_CHECK(weft_ofi_cma.base && weft_ofi_cma.addr && weft_ofi_cma.peer ? 0 : -FI_ENOMEM,
-              "peer tables");
+    CMA_CHECK(weft_ofi_cma.addr && weft_ofi_cma.peer ? 0 : -FI_ENOMEM, "peer tables");
     size_t namelen = sizeof mine->name;
     CMA_CHECK(fi_getname(&weft_ofi_cma.ep->fid, mine->name, &namelen), "fi_getname");
     mine->namelen = (uint32_t)namelen;
@@ -191,25 +236,27 @@ void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine)
 
 void weft_ofi_cma_connect(int pe, const struct weft_ofi_cma_blob *blob, const uint64_t *bases)
 {
+    if (!weft_ofi_cma.base || pe == weft_rt.my_pe)
+        return;
+    memcpy(&weft_ofi_cma.base[(size_t)pe * WEFT_NSEGS], bases, WEFT_NSEGS * sizeof(uint64_t));
+    /* A PE that did not publish its process is written the ordered way. */
+    if (weft_ofi_cma.wpid && blob->pid > 0)
+        weft_ofi_cma.wpid[pe] = blob->pid;
     /* A PE that could not open the endpoint is read the ordered way. */
-    if (weft_ofi_cma.min == SIZE_MAX || !blob->namelen || pe == weft_rt.my_pe)
+    if (weft_ofi_cma.min == SIZE_MAX || !blob->namelen)
         return;
     if (fi_av_insert(weft_ofi_cma.av, blob->name, 1, &weft_ofi_cma.addr[pe], 0, NULL) != 1) {
         weft_debug("ofi: shm CMA read endpoint: fi_av_insert of PE %d's address failed", pe);
         return;
     }
-    memcpy(&weft_ofi_cma.base[(size_t)pe * WEFT_NSEGS], bases, WEFT_NSEGS * sizeof(uint64_t));
     weft_ofi_cma.peer[pe] = 1;
 }
 
-void weft_ofi_cma_close(void)
+/* The second endpoint and what only reads use; reads by CMA off. */
+static void reads_close(void)
 {
-    if (weft_ofi_cma.ep) {
-        weft_debug("ofi: CMA reads %" PRIu64 " after %" PRIu64 " ordering reads; %" PRIu64
-                   " gets refused (no credit or first contact) went the ordered way",
-                   weft_ofi_cma.issued, weft_ofi_cma.heads, weft_ofi_cma.declined);
+    if (weft_ofi_cma.ep)
         fi_close(&weft_ofi_cma.ep->fid);
-    }
     for (int s = 0; s < WEFT_NSEGS; s++)
         if (weft_ofi_cma.mr[s])
             fi_close(&weft_ofi_cma.mr[s]->fid);
@@ -223,11 +270,33 @@ void weft_ofi_cma_close(void)
         fi_close(&weft_ofi_cma.domain->fid);
     if (weft_ofi_cma.info)
         fi_freeinfo(weft_ofi_cma.info);
-    free(weft_ofi_cma.base);
     free(weft_ofi_cma.addr);
     free(weft_ofi_cma.peer);
-    memset(&weft_ofi_cma, 0, sizeof weft_ofi_cma);
+    weft_ofi_cma.ep = NULL;
+    memset(weft_ofi_cma.mr, 0, sizeof weft_ofi_cma.mr);
+    weft_ofi_cma.cntr = NULL;
+    weft_ofi_cma.cq = NULL;
+    weft_ofi_cma.av = NULL;
+    weft_ofi_cma.domain = NULL;
+    weft_ofi_cma.info = NULL;
+    weft_ofi_cma.addr = NULL;
+    weft_ofi_cma.peer = NULL;
     weft_ofi_cma.min = SIZE_MAX;
+}
+
+void weft_ofi_cma_close(void)
+{
+    if (weft_ofi_cma.ep || weft_ofi_cma.writes)
+        weft_debug("ofi: CMA reads %" PRIu64 " and writes %" PRIu64 " after %" PRIu64
+                   " ordering reads; %" PRIu64
+                   " gets refused (no credit or first contact) went the ordered way",
+                   weft_ofi_cma.issued, weft_ofi_cma.writes, weft_ofi_cma.heads,
+                   weft_ofi_cma.declined);
+    reads_close();
+    free(weft_ofi_cma.base);
+    free(weft_ofi_cma.wpid);
+    memset(&weft_ofi_cma, 0, sizeof weft_ofi_cma);
+    weft_ofi_cma.min = weft_ofi_cma.wmin = SIZE_MAX;
 }
 
 void weft_ofi_cma_abandon(void)
@@ -236,7 +305,7 @@ void weft_ofi_cma_abandon(void)
         fi_close(&weft_ofi_cma.ep->fid);
         weft_ofi_cma.ep = NULL;
     }
-    weft_ofi_cma.min = SIZE_MAX;
+    weft_ofi_cma.min = weft_ofi_cma.wmin = SIZE_MAX;
 }
 
 void weft_ofi_cma_poll(void)
@@ -250,17 +319,20 @@ void weft_ofi_cma_poll(void)
     cma_unlock();
 }
 
-/* Whether the last ordering read through tx still covers a get from pe
- * (see the top of this file): it went to pe's queue, and since it left
+/* Whether the last ordering read through tx still covers a get from or a
+ * put to pe (see the top of this file): it went to pe's queue, and since
+ * it left
  *  - nothing was applied to this PE's memory (peers' writes and atomics
- *    through the main endpoint, counted by the provider, and messages,
- *    counted by the drain: whatever this PE learns of others' puts comes
- *    that way);
+ *    through the main endpoint, counted by the provider, messages,
+ *    counted by the drain, and the ordering reads that come before a
+ *    peer's put written by CMA: whatever this PE learns of others' puts
+ *    comes that way);
  *  - no quiet completed anything on any context here (puts queued at pe
  *    after the ordering read that a quiet made this PE's to see);
  *  - tx issued nothing else (its own later puts and atomics to pe).
  * The first two are read before the ordering read leaves, the third after
- * it is back (it counts itself). */
+ * it is back (it counts itself). This PE's own copies by CMA count as
+ * nothing: they complete before the call returns. */
 static uint64_t cma_applied(void)
 {
     return fi_cntr_read(weft_ofi.served_cntr) +
@@ -282,6 +354,21 @@ static int cma_head_valid(const struct weft_ofi_tx *tx, int pe)
 {
     return tx->cma_head_pe == pe && tx->cma_issued == cma_issued(tx) &&
            tx->cma_quiets == cma_quiets() && tx->cma_applied == cma_applied();
+}
+
+/* The ordering read: len bytes at (seg, off) of pe into dst through tx's
+ * own endpoint, waited for. The head is not valid until the caller's copy
+ * succeeded and it sets cma_head_pe. */
+static void ordering_read(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len,
+                          int pe, const char *call)
+{
+    tx->cma_head_pe = -1;
+    tx->cma_applied = cma_applied();
+    tx->cma_quiets = cma_quiets();
+    weft_ofi_get_ordered(tx, dst, seg, off, len, pe);
+    weft_ofi_wait_reads(tx, call);
+    tx->cma_issued = cma_issued(tx);
+    __atomic_fetch_add(&weft_ofi_cma.heads, 1, __ATOMIC_RELAXED);
 }
 
 /* After fi_read returned 0: CMA served it at once (the counter already
@@ -321,13 +408,7 @@ size_t weft_ofi_cma_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off
         head = weft_ofi.get_by_atomic_max ? weft_ofi.get_by_atomic_max : 8;
         if (head > CMA_HEAD_MAX)
             head = CMA_HEAD_MAX;
-        tx->cma_head_pe = -1;
-        tx->cma_applied = cma_applied();
-        tx->cma_quiets = cma_quiets();
-        weft_ofi_get_ordered(tx, dst, seg, off, head, pe);
-        weft_ofi_wait_reads(tx, "shmem_get");
-        tx->cma_issued = cma_issued(tx);
-        __atomic_fetch_add(&weft_ofi_cma.heads, 1, __ATOMIC_RELAXED);
+        ordering_read(tx, dst, seg, off, head, pe, "shmem_get");
     }
     cma_lock();
     ssize_t rc = fi_read(weft_ofi_cma.ep, dst + head, len - head, NULL, weft_ofi_cma.addr[pe],
@@ -355,4 +436,36 @@ size_t weft_ofi_cma_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off
     if (head)
         tx->cma_head_pe = pe;
     return len;
+}
+
+int weft_ofi_cma_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
+                     int pe)
+{
+    int pid = weft_ofi_cma.wpid[pe]; /* wpid is there while wmin is not SIZE_MAX */
+    if (!pid)
+        return 0;
+    if (!cma_head_valid(tx, pe)) {
+        uint64_t scratch;
+        ordering_read(tx, &scratch, seg, off, sizeof scratch, pe, "shmem_put");
+    }
+    char *to = (char *)(uintptr_t)(weft_ofi_cma.base[(size_t)pe * WEFT_NSEGS + (size_t)seg] + off);
+    size_t done = 0;
+    while (done < len) { /* the kernel may stop short, at a page */
+        struct iovec l = {(char *)(uintptr_t)src + done, len - done}, r = {to + done, len - done};
+        ssize_t n = process_vm_writev(pid, &l, 1, &r, 1, 0);
+        if (n <= 0) {
+            /* Not allowed (ptrace scope, another user) or gone: the
+             * ordered way from now on, to every PE (they run alike). The
+             * caller writes the whole put again that way. */
+            cma_writes_off(n < 0 ? strerror(errno) : "no progress");
+            return 0;
+        }
+        done += (size_t)n;
+    }
+    __atomic_fetch_add(&weft_ofi_cma.writes, 1, __ATOMIC_RELAXED);
+    tx->cma_head_pe = pe;
+    /* The copy ran in the system call: tell the progress thread the
+     * application is busy, so that it stands down (see weft_ofi_cma_get). */
+    weft_ofi_note_app_activity();
+    return 1;
 }
