@@ -21,28 +21,11 @@
  *   third: PE 0 puts to PE 1, quiets, and sets a flag at PE 2, which waits
  *          for it and gets from PE 1 (3 PEs or more).
  * argv[1]: rounds per case (default 6). */
-#include <time.h>
-
 #include "weft_test.h"
 
 #define LEN (64 * 1024)
 #define PIECE 1024
 #define COMPUTE_MS 20
-
-static void spin_ms(int ms)
-{
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-}
-
-static void nap_ms(int ms)
-{
-    struct timespec ts = {0, ms * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 int main(int argc, char **argv)
 {
@@ -83,12 +66,12 @@ int main(int argc, char **argv)
             }
             if (wt_me == 1) {
                 shmem_long_wait_until(go, SHMEM_CMP_EQ, 1);
-                spin_ms(COMPUTE_MS); /* no progress: puts to us stay queued */
+                wt_compute_ms(COMPUTE_MS); /* no progress: puts to us stay queued */
             }
             if (wt_me == 0) {
                 if (reader != 0)
                     shmem_long_wait_until(go, SHMEM_CMP_EQ, 1);
-                nap_ms(2); /* PE 1 is computing by now */
+                wt_nap_ms(2); /* PE 1 is computing by now */
                 WT_PHASE("%s round %d: puts", cases[c], r);
                 wt_fill_bytes(src, LEN, 1, 0, tag);
                 shmem_ctx_t ctx = c == CTX ? writer : SHMEM_CTX_DEFAULT;

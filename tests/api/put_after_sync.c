@@ -23,28 +23,11 @@
  * The put over the pieces must be what PE 1 holds at the end; the get
  * must return the pieces.
  * argv[1]: rounds per case (default 4). */
-#include <time.h>
-
 #include "weft_test.h"
 
 #define LEN (64 * 1024)
 #define PIECE 1024
 #define COMPUTE_MS 20
-
-static void spin_ms(int ms)
-{
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-}
-
-static void nap_ms(int ms)
-{
-    struct timespec ts = {0, ms * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 enum { QUIET, FENCE, FLAG, BIGFLAG, BIGFLAGGET, NCASES };
 static const char *case_names[] = {"quiet", "fence", "flag", "bigflag", "bigflagget"};
@@ -93,13 +76,13 @@ int main(int argc, char **argv)
             }
             if (wt_me == 1) {
                 shmem_long_wait_until(go, SHMEM_CMP_EQ, 1);
-                spin_ms(COMPUTE_MS); /* no progress: puts to us stay queued */
+                wt_compute_ms(COMPUTE_MS); /* no progress: puts to us stay queued */
             }
             wt_fill_bytes(over, LEN, 1, 0, 2000 + tag); /* what goes over the pieces */
             if (wt_me == 0) {
                 if (copier != 0)
                     shmem_long_wait_until(go, SHMEM_CMP_EQ, 1);
-                nap_ms(2); /* PE 1 is computing by now */
+                wt_nap_ms(2); /* PE 1 is computing by now */
                 WT_PHASE("%s round %d: pieces", case_names[c], r);
                 wt_fill_bytes(src, LEN, 1, 0, tag);
                 for (size_t o = 0; o < LEN; o += PIECE)

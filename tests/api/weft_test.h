@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int wt_me = -1, wt_npes = -1;
@@ -205,6 +206,23 @@ static inline void wt_check_bytes_at(const char *file, int line, const unsigned 
 #define WT_CHECK_BYTES(buf, len, pe, index0, tag, what)                            \
     wt_check_bytes_at(__FILE__, __LINE__, (const unsigned char *)(buf), (len), (pe),   \
                       (index0), (tag), (what))
+
+/* Busy for ms milliseconds without calling weft (a PE that computes: no
+ * progress of its own), and asleep for ms. */
+static inline void wt_compute_ms(int ms)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+static inline void wt_nap_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
 
 static inline void wt_fill_bytes(void *buf, size_t len, int pe, size_t index0, unsigned tag)
 {
