@@ -1,7 +1,9 @@
 /* ofi_cma.c owns large gets and puts over libfabric shm that the origin
  * copies itself: gets with process_vm_readv, through a second shm domain
  * and endpoint opened without RMA ordering and with FI_MR_VIRT_ADDR, on
- * which libfabric 1.17 serves a read by its "fast RMA" path; puts with
+ * which libfabric 1.17 serves a read by its "fast RMA" path; puts, where
+ * WEFT_SHM_CMA_WRITE asks for them (off by default: the ordering read
+ * below makes a non-blocking put wait for a computing target), with
  * process_vm_writev called here; and the ordering read that must come
  * before either.
  *
