@@ -14,6 +14,10 @@
  * since ("go" travels on a context of its own):
  *   quiet: PE 0's pieces, shmem_quiet, then PE 0's large put over them;
  *   fence: the same with shmem_fence;
+ *   nbi:   as quiet, but the large put is shmem_putmem_nbi, which may not
+ *          wait for PE 1: it is copied only at the next quiet;
+ *   signal: as nbi, with shmem_putmem_signal_nbi; PE 1 waits for the
+ *          signal and must then find the put in place;
  *   flag:  PE 0's pieces, quiet, a flag set at PE 2, which waits for it and
  *          puts over them (3 PEs or more);
  *   bigflag: as flag, but the flag is the last word of a large put to PE 2
@@ -29,8 +33,9 @@
 #define PIECE 1024
 #define COMPUTE_MS 20
 
-enum { QUIET, FENCE, FLAG, BIGFLAG, BIGFLAGGET, NCASES };
-static const char *case_names[] = {"quiet", "fence", "flag", "bigflag", "bigflagget"};
+enum { QUIET, FENCE, NBI, SIGNAL, FLAG, BIGFLAG, BIGFLAGGET, NCASES };
+static const char *case_names[] = {"quiet", "fence",   "nbi",       "signal",
+                                   "flag",  "bigflag", "bigflagget"};
 
 int main(int argc, char **argv)
 {
@@ -44,9 +49,10 @@ int main(int argc, char **argv)
     long *signal = shmem_malloc(LEN); /* the bigflag cases' large flag */
     long *go = shmem_calloc(1, sizeof(long));
     long *flag = shmem_calloc(1, sizeof(long));
+    uint64_t *sig = shmem_calloc(1, sizeof(uint64_t));
     unsigned char *got = malloc(LEN), *src = malloc(LEN), *over = malloc(LEN);
     long *sigsrc = malloc(LEN);
-    WT_CHECK(buf && signal && go && flag && got && src && over && sigsrc, "allocation");
+    WT_CHECK(buf && signal && go && flag && sig && got && src && over && sigsrc, "allocation");
     shmem_ctx_t side;
     WT_CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &side) == 0, "shmem_ctx_create(side)");
     size_t nsig = LEN / sizeof(long);
@@ -60,6 +66,7 @@ int main(int argc, char **argv)
             memset(signal, 0, LEN);
             *go = 0;
             *flag = 0;
+            *sig = 0;
             shmem_barrier_all();
             if (wt_me == copier) {
                 /* The copy a later one might think still covered. */
@@ -93,6 +100,11 @@ int main(int argc, char **argv)
                     shmem_quiet();
                 if (c == QUIET || c == FENCE) {
                     shmem_putmem(buf, over, LEN, 1);
+                } else if (c == NBI) {
+                    shmem_putmem_nbi(buf, over, LEN, 1);
+                    shmem_quiet();
+                } else if (c == SIGNAL) {
+                    shmem_putmem_signal_nbi(buf, over, LEN, sig, 1, SHMEM_SIGNAL_SET, 1);
                 } else if (c == FLAG) {
                     shmem_long_atomic_set(flag, 1, 2);
                 } else {
@@ -114,6 +126,11 @@ int main(int argc, char **argv)
                     shmem_putmem(buf, over, LEN, 1);
                 }
             }
+            if (wt_me == 1 && c == SIGNAL) {
+                WT_PHASE("%s round %d: the signal", case_names[c], r);
+                shmem_uint64_wait_until(sig, SHMEM_CMP_EQ, 1);
+                WT_CHECK_BYTES(buf, LEN, 1, 0, 2000 + tag, "the put, once its signal is seen");
+            }
             shmem_barrier_all();
             if (wt_me == 1) {
                 WT_PHASE("%s round %d: check", case_names[c], r);
@@ -127,6 +144,7 @@ int main(int argc, char **argv)
     free(src);
     free(over);
     free(sigsrc);
+    shmem_free(sig);
     shmem_free(flag);
     shmem_free(go);
     shmem_free(signal);

@@ -1,11 +1,12 @@
 /* ofi_cma.c owns large gets and puts over libfabric shm that the origin
  * copies itself: gets with process_vm_readv, through a second shm domain
  * and endpoint opened without RMA ordering and with FI_MR_VIRT_ADDR, on
- * which libfabric 1.17 serves a read by its "fast RMA" path; puts, where
- * WEFT_SHM_CMA_WRITE asks for them (off by default: the ordering read
- * below makes a non-blocking put wait for a computing target), with
+ * which libfabric 1.17 serves a read by its "fast RMA" path; puts with
  * process_vm_writev called here; and the ordering read that must come
- * before either.
+ * before either, which a non-blocking put does not wait for (a target
+ * that computes would hold it up): the put is queued on its tx and
+ * copied once the read is back, at the latest by the next fence or
+ * quiet.
  *
  * Why a second endpoint. libfabric 1.17's shm reads by CMA only on that
  * path (smr_generic_rma), which it turns off for the whole domain when the
@@ -289,11 +290,12 @@ static void reads_close(void)
 void weft_ofi_cma_close(void)
 {
     if (weft_ofi_cma.ep || weft_ofi_cma.writes)
-        weft_debug("ofi: CMA reads %" PRIu64 " and writes %" PRIu64 " after %" PRIu64
+        weft_debug("ofi: CMA reads %" PRIu64 " and writes %" PRIu64 " (%" PRIu64
+                   " queued behind their ordering read) after %" PRIu64
                    " ordering reads; %" PRIu64
                    " gets refused (no credit or first contact) went the ordered way",
-                   weft_ofi_cma.issued, weft_ofi_cma.writes, weft_ofi_cma.heads,
-                   weft_ofi_cma.declined);
+                   weft_ofi_cma.issued, weft_ofi_cma.writes, weft_ofi_cma.deferred,
+                   weft_ofi_cma.heads, weft_ofi_cma.declined);
     reads_close();
     free(weft_ofi_cma.base);
     free(weft_ofi_cma.wpid);
@@ -403,6 +405,8 @@ size_t weft_ofi_cma_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off
                         int pe)
 {
     size_t head = 0;
+    if (tx->cma_read_seq) /* its ordering read would replace the one out */
+        weft_ofi_cma_settle(tx, "shmem_get");
     if (!weft_ofi_cma.peer[pe]) /* len >= min >= 2 * CMA_HEAD_MAX (open) */
         return 0;
     if (!cma_head_valid(tx, pe)) {
@@ -440,31 +444,146 @@ size_t weft_ofi_cma_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off
     return len;
 }
 
-int weft_ofi_cma_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
-                     int pe)
+/* Puts queued behind an ordering read that was not waited for. More than
+ * this many at once go the ordered way: a non-blocking put never waits. */
+#define CMA_DEFER_MAX 64
+
+struct weft_ofi_cma_defer {
+    const void *src;
+    uint64_t off;
+    size_t len;
+    int seg;
+};
+
+/* src to (seg, off) of pe by process_vm_writev: 0 once in place, -1 when
+ * it may not (ptrace scope, another user) or pe is gone; puts by CMA are
+ * then off, to every PE (they run alike), and the caller writes it the
+ * ordered way. */
+static int cma_write(int seg, uint64_t off, const void *src, size_t len, int pe)
 {
-    int pid = weft_ofi_cma.wpid[pe]; /* wpid is there while wmin is not SIZE_MAX */
-    if (!pid)
-        return 0;
-    if (!cma_head_valid(tx, pe)) {
-        uint64_t scratch;
-        ordering_read(tx, &scratch, seg, off, sizeof scratch, pe, "shmem_put");
-    }
     char *to = (char *)(uintptr_t)(weft_ofi_cma.base[(size_t)pe * WEFT_NSEGS + (size_t)seg] + off);
     size_t done = 0;
     while (done < len) { /* the kernel may stop short, at a page */
         struct iovec l = {(char *)(uintptr_t)src + done, len - done}, r = {to + done, len - done};
-        ssize_t n = process_vm_writev(pid, &l, 1, &r, 1, 0);
+        ssize_t n = process_vm_writev(weft_ofi_cma.wpid[pe], &l, 1, &r, 1, 0);
         if (n <= 0) {
-            /* Not allowed (ptrace scope, another user) or gone: the
-             * ordered way from now on, to every PE (they run alike). The
-             * caller writes the whole put again that way. */
             cma_writes_off(n < 0 ? strerror(errno) : "no progress");
-            return 0;
+            return -1;
         }
         done += (size_t)n;
     }
     __atomic_fetch_add(&weft_ofi_cma.writes, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* Whether a put to pe may queue behind the ordering read still out: it
+ * went to pe, and nothing that head validity watches changed since it
+ * left (what it covers is all the put may rely on). */
+static int cma_may_defer(const struct weft_ofi_tx *tx, int pe)
+{
+    return tx->cma_read_seq && tx->cma_read_pe == pe && tx->cma_ndefer < CMA_DEFER_MAX &&
+           tx->cma_read_issued == cma_issued(tx) && tx->cma_quiets == cma_quiets() &&
+           tx->cma_applied == cma_applied();
+}
+
+static int cma_defer(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len)
+{
+    if (!tx->cma_defer) {
+        tx->cma_defer = malloc(CMA_DEFER_MAX * sizeof *tx->cma_defer);
+        if (!tx->cma_defer)
+            return 0;
+    }
+    tx->cma_defer[tx->cma_ndefer++] = (struct weft_ofi_cma_defer){src, off, len, seg};
+    __atomic_fetch_add(&weft_ofi_cma.deferred, 1, __ATOMIC_RELAXED);
+    weft_ofi_set_active(tx, 1); /* quiet must come to weft_ofi_cma_settle */
+    return 1;
+}
+
+/* The ordering read for a non-blocking put: posted, not waited for. */
+static void ordering_read_post(struct weft_ofi_tx *tx, int seg, uint64_t off, int pe)
+{
+    tx->cma_head_pe = -1;
+    tx->cma_applied = cma_applied();
+    tx->cma_quiets = cma_quiets();
+    weft_ofi_get_ordered(tx, &tx->cma_read_word, seg, off, sizeof tx->cma_read_word, pe);
+    tx->cma_read_seq = __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED);
+    tx->cma_read_issued = cma_issued(tx);
+    tx->cma_read_pe = pe;
+    __atomic_fetch_add(&weft_ofi_cma.heads, 1, __ATOMIC_RELAXED);
+}
+
+/* The ordering read is back: copy the puts behind it (the ordered way if
+ * copies are off), and if tx issued nothing since it left, it covers
+ * later puts to its PE as a waited one does. */
+static void cma_read_back(struct weft_ofi_tx *tx)
+{
+    int pe = tx->cma_read_pe;
+    unsigned n = tx->cma_ndefer;
+    tx->cma_read_seq = 0;
+    tx->cma_ndefer = 0;
+    for (unsigned i = 0; i < n; i++) {
+        const struct weft_ofi_cma_defer *d = &tx->cma_defer[i];
+        if (__atomic_load_n(&weft_ofi_cma.wmin, __ATOMIC_RELAXED) == SIZE_MAX ||
+            cma_write(d->seg, d->off, d->src, d->len, pe))
+            weft_ofi_put_ordered(tx, d->seg, d->off, d->src, d->len, pe, 0);
+    }
+    if (tx->cma_read_issued == cma_issued(tx)) {
+        tx->cma_issued = tx->cma_read_issued;
+        tx->cma_head_pe = pe;
+    }
+    if (n)
+        weft_ofi_note_app_activity(); /* see weft_ofi_cma_put */
+}
+
+/* Whether tx's ordering read that was not waited for is back, without
+ * waiting (the counter's read drives the provider). */
+static int cma_read_is_back(struct weft_ofi_tx *tx)
+{
+    if (tx->r_done_seen >= tx->cma_read_seq)
+        return 1;
+    uint64_t done = fi_cntr_read(tx->rcntr);
+    if (done < tx->cma_read_seq)
+        return 0;
+    tx->r_done_seen = done;
+    return 1;
+}
+
+void weft_ofi_cma_settle(struct weft_ofi_tx *tx, const char *call)
+{
+    if (!tx->cma_read_seq)
+        return;
+    weft_ofi_wait_reads(tx, call);
+    cma_read_back(tx);
+}
+
+int weft_ofi_cma_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
+                     int pe, int blocking)
+{
+    if (!weft_ofi_cma.wpid[pe]) /* wpid is there while wmin is not SIZE_MAX */
+        return 0;
+    if (tx->cma_read_seq) {
+        if (blocking)
+            weft_ofi_cma_settle(tx, "shmem_put");
+        else if (cma_read_is_back(tx))
+            cma_read_back(tx);
+        else
+            return cma_may_defer(tx, pe) && cma_defer(tx, seg, off, src, len);
+        if (__atomic_load_n(&weft_ofi_cma.wmin, __ATOMIC_RELAXED) == SIZE_MAX)
+            /* a copy behind it failed */
+            return 0;
+    }
+    if (!cma_head_valid(tx, pe)) {
+        if (!blocking) {
+            /* Not waited for: a target that computes would hold up a call
+             * that promises not to wait. */
+            ordering_read_post(tx, seg, off, pe);
+            return cma_defer(tx, seg, off, src, len);
+        }
+        uint64_t scratch;
+        ordering_read(tx, &scratch, seg, off, sizeof scratch, pe, "shmem_put");
+    }
+    if (cma_write(seg, off, src, len, pe))
+        return 0;
     tx->cma_head_pe = pe;
     /* The copy ran in the system call: tell the progress thread the
      * application is busy, so that it stands down (see weft_ofi_cma_get). */

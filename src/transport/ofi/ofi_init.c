@@ -605,6 +605,9 @@ void weft_ofi_tx_close(struct weft_ofi_tx *tx)
     free(tx->coal_buf);
     free(tx->coal_dirty);
     free(tx->coal_dirty_list);
+    free(tx->cma_defer);
+    tx->cma_defer = NULL;
+    tx->cma_ndefer = 0;
     tx->bounce = NULL;
     tx->dirty = NULL;
     tx->dirty_list = NULL;

@@ -115,6 +115,14 @@ struct weft_ofi_tx {
      * it still covers the next get (cma_head_valid). */
     int cma_head_pe;
     uint64_t cma_applied, cma_quiets, cma_issued;
+    /* Non-blocking puts by CMA waiting for their ordering read, which was
+     * not waited for (ofi_cma.c): the read's place in r_issued (0: none
+     * out), its PE, cma_issued once it left, the word it reads into; the
+     * puts it covers, to copy once it is back. */
+    uint64_t cma_read_seq, cma_read_issued, cma_read_word;
+    int cma_read_pe;
+    unsigned cma_ndefer;
+    struct weft_ofi_cma_defer *cma_defer;
     uint64_t w_at_quiet; /* w_issued when a quiet last counted (weft_ofi.quiets) */
 };
 
@@ -471,7 +479,8 @@ struct weft_ofi_cma {
     unsigned tick; /* drains since the endpoint was last polled */
     size_t wmin;
     int *wpid;       /* [pe]: the peer's process, 0: not written by CMA */
-    uint64_t writes; /* puts written by CMA */
+    uint64_t writes;   /* puts written by CMA */
+    uint64_t deferred; /* of them, queued behind an ordering read */
 };
 extern struct weft_ofi_cma weft_ofi_cma;
 /* Whether this PE will try the endpoint (the same test open makes first):
@@ -501,9 +510,18 @@ size_t weft_ofi_cma_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off
                         int pe);
 /* A put of len >= weft_ofi_cma.wmin bytes from src to pe written by this
  * PE's own copy: 1 once it is in place (complete: quiet has nothing to wait
- * for), 0 when it must go the ordered way. With tx held. */
+ * for) or, when not blocking, queued on tx behind an ordering read still
+ * out (quiet and fence then copy it: weft_ofi_cma_settle); 0 when it must
+ * go the ordered way. With tx held. */
 int weft_ofi_cma_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
-                     int pe);
+                     int pe, int blocking);
+/* Copy the puts queued on tx, waiting for their ordering read: before
+ * quiet and fence count anything complete. With tx held. */
+void weft_ofi_cma_settle(struct weft_ofi_tx *tx, const char *call);
+/* A put through tx's own endpoint, as every large put went before
+ * (ofi_rma.c). */
+void weft_ofi_put_ordered(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src,
+                          size_t len, int pe, int blocking);
 /* A get through tx's own endpoint, as every get went before (ofi_rma.c). */
 void weft_ofi_get_ordered(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len,
                           int pe);

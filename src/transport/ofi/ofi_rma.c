@@ -233,9 +233,8 @@ static void put_split(struct weft_ofi_tx *tx, int seg, uint64_t off, const char 
     }
 }
 
-/* Where weft_ofi_write_flushed says so, the write is posted without
- * FI_DELIVERY_COMPLETE and its target flushed at quiet; a blocking put's
- * caller then waits only until src may be reused. */
+/* A put by the way its size and the provider choose: injected, in
+ * injected pieces, copied by this PE (CMA), or written. */
 static void put_write_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src,
                            size_t len, int pe, int blocking)
 {
@@ -251,8 +250,17 @@ static void put_write_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const 
     }
     /* Large puts over shm: by the origin's own copy (ofi_cma.c). */
     if (WEFT_UNLIKELY(len >= __atomic_load_n(&weft_ofi_cma.wmin, __ATOMIC_RELAXED)) &&
-        weft_ofi_cma_put(tx, seg, off, src, len, pe))
+        weft_ofi_cma_put(tx, seg, off, src, len, pe, blocking))
         return;
+    weft_ofi_put_ordered(tx, seg, off, src, len, pe, blocking);
+}
+
+/* Where weft_ofi_write_flushed says so, the write is posted without
+ * FI_DELIVERY_COMPLETE and its target flushed at quiet; a blocking put's
+ * caller then waits only until src may be reused. */
+void weft_ofi_put_ordered(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src,
+                          size_t len, int pe, int blocking)
+{
     void *desc = weft_ofi_local_desc(src, len);
     if (WEFT_UNLIKELY(weft_ofi.mr_local && !desc)) {
         bounce_put(tx, seg, off, src, len, pe);
@@ -600,6 +608,8 @@ static void flush_dirty(struct weft_ofi_tx *tx)
 
 void weft_ofi_quiet_held(struct weft_ofi_tx *tx)
 {
+    if (WEFT_UNLIKELY(tx->cma_ndefer))
+        weft_ofi_cma_settle(tx, "shmem_quiet"); /* first: a copy that fails is written */
     weft_ofi_wait_writes(tx, "shmem_quiet");
     if (tx->ndirty)
         flush_dirty(tx);
@@ -682,10 +692,14 @@ void weft_ofi_fence(struct weft_ofi_tx *tx)
         __atomic_store_n(&tx->coal_direct_next, 1, __ATOMIC_RELAXED);
     if (tx->enter_slow == WEFT_TX_COALESCED) {
         weft_ofi_coal_send(tx);
-        if (fence_by_order(tx))
+        if (!tx->cma_ndefer && fence_by_order(tx))
             return;
     }
     weft_ofi_tx_enter(tx);
+    /* Puts waiting for an ordering read (ofi_cma.c) are copied now: they
+     * would otherwise land after what follows the fence. */
+    if (WEFT_UNLIKELY(tx->cma_ndefer))
+        weft_ofi_cma_settle(tx, "shmem_fence");
     if (!fence_by_order(tx))
         weft_ofi_quiet_held(tx);
     weft_ofi_tx_leave(tx);
