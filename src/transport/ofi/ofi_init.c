@@ -1104,9 +1104,12 @@ void weft_ofi_describe(FILE *out)
                 "leave as one message (WEFT_COALESCE)\n", WEFT_OFI_COAL_MAX_PUT);
     else
         fprintf(out, "  small puts        one write each\n");
-    if (weft_ofi.split_put_max > weft_ofi.inject_size)
+    size_t split_top = weft_ofi.split_put_max; /* larger ones from wmin on are copied */
+    if (weft_ofi_cma.wmin != SIZE_MAX && weft_ofi_cma.wmin - 1 < split_top)
+        split_top = weft_ofi_cma.wmin - 1;
+    if (split_top > weft_ofi.inject_size)
         fprintf(out, "  mid-size puts     up to %zu bytes as injected pieces of %zu "
-                "(WEFT_SHM_SPLIT_PUT)\n", weft_ofi.split_put_max, weft_ofi.inject_size);
+                "(WEFT_SHM_SPLIT_PUT)\n", split_top, weft_ofi.inject_size);
     if (weft_ofi_cma.min != SIZE_MAX)
         fprintf(out, "  large gets        from %zu bytes copied by this PE (process_vm_readv on "
                 "a second, unordered shm endpoint) after a read through the target's queue "

@@ -244,14 +244,17 @@ static void put_write_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const 
         inject_put(tx, seg, off, src, len, pe);
         return;
     }
+    /* Large puts over shm: by the origin's own copy (ofi_cma.c). Before
+     * the split: a stream of split puts can fall into lockstep with the
+     * target over its inject buffers and lock, at a quarter of the speed
+     * for a whole run (docs/performance.md, session 20). */
+    if (WEFT_UNLIKELY(len >= __atomic_load_n(&weft_ofi_cma.wmin, __ATOMIC_RELAXED)) &&
+        weft_ofi_cma_put(tx, seg, off, src, len, pe, blocking))
+        return;
     if (len <= weft_ofi.split_put_max) {
         put_split(tx, seg, off, src, len, pe);
         return;
     }
-    /* Large puts over shm: by the origin's own copy (ofi_cma.c). */
-    if (WEFT_UNLIKELY(len >= __atomic_load_n(&weft_ofi_cma.wmin, __ATOMIC_RELAXED)) &&
-        weft_ofi_cma_put(tx, seg, off, src, len, pe, blocking))
-        return;
     weft_ofi_put_ordered(tx, seg, off, src, len, pe, blocking);
 }
 
