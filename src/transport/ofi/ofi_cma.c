@@ -354,25 +354,39 @@ static uint64_t cma_issued(const struct weft_ofi_tx *tx)
            __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED);
 }
 
-static int cma_head_valid(const struct weft_ofi_tx *tx, int pe)
+/* The three counts above against those taken for tx's last ordering
+ * read: issued_then is cma_issued(tx) once that read had left. */
+static int cma_nothing_since(const struct weft_ofi_tx *tx, uint64_t issued_then)
 {
-    return tx->cma_head_pe == pe && tx->cma_issued == cma_issued(tx) &&
-           tx->cma_quiets == cma_quiets() && tx->cma_applied == cma_applied();
+    return issued_then == cma_issued(tx) && tx->cma_quiets == cma_quiets() &&
+           tx->cma_applied == cma_applied();
 }
 
-/* The ordering read: len bytes at (seg, off) of pe into dst through tx's
- * own endpoint, waited for. The head is not valid until the caller's copy
- * succeeded and it sets cma_head_pe. */
-static void ordering_read(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len,
-                          int pe, const char *call)
+static int cma_head_valid(const struct weft_ofi_tx *tx, int pe)
+{
+    return tx->cma_head_pe == pe && cma_nothing_since(tx, tx->cma_issued);
+}
+
+/* An ordering read leaves: len bytes at (seg, off) of pe into dst through
+ * tx's own endpoint, after the counts it is checked against later. */
+static void ordering_read_start(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off,
+                                size_t len, int pe)
 {
     tx->cma_head_pe = -1;
     tx->cma_applied = cma_applied();
     tx->cma_quiets = cma_quiets();
     weft_ofi_get_ordered(tx, dst, seg, off, len, pe);
+    __atomic_fetch_add(&weft_ofi_cma.heads, 1, __ATOMIC_RELAXED);
+}
+
+/* The ordering read, waited for. The head is not valid until the
+ * caller's copy succeeded and it sets cma_head_pe. */
+static void ordering_read(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len,
+                          int pe, const char *call)
+{
+    ordering_read_start(tx, dst, seg, off, len, pe);
     weft_ofi_wait_reads(tx, call);
     tx->cma_issued = cma_issued(tx);
-    __atomic_fetch_add(&weft_ofi_cma.heads, 1, __ATOMIC_RELAXED);
 }
 
 /* After fi_read returned 0: CMA served it at once (the counter already
@@ -482,8 +496,7 @@ static int cma_write(int seg, uint64_t off, const void *src, size_t len, int pe)
 static int cma_may_defer(const struct weft_ofi_tx *tx, int pe)
 {
     return tx->cma_read_seq && tx->cma_read_pe == pe && tx->cma_ndefer < CMA_DEFER_MAX &&
-           tx->cma_read_issued == cma_issued(tx) && tx->cma_quiets == cma_quiets() &&
-           tx->cma_applied == cma_applied();
+           cma_nothing_since(tx, tx->cma_read_issued);
 }
 
 static int cma_defer(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len)
@@ -502,14 +515,10 @@ static int cma_defer(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *
 /* The ordering read for a non-blocking put: posted, not waited for. */
 static void ordering_read_post(struct weft_ofi_tx *tx, int seg, uint64_t off, int pe)
 {
-    tx->cma_head_pe = -1;
-    tx->cma_applied = cma_applied();
-    tx->cma_quiets = cma_quiets();
-    weft_ofi_get_ordered(tx, &tx->cma_read_word, seg, off, sizeof tx->cma_read_word, pe);
+    ordering_read_start(tx, &tx->cma_read_word, seg, off, sizeof tx->cma_read_word, pe);
     tx->cma_read_seq = __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED);
     tx->cma_read_issued = cma_issued(tx);
     tx->cma_read_pe = pe;
-    __atomic_fetch_add(&weft_ofi_cma.heads, 1, __ATOMIC_RELAXED);
 }
 
 /* The ordering read is back: copy the puts behind it (the ordered way if
@@ -535,19 +544,6 @@ static void cma_read_back(struct weft_ofi_tx *tx)
         weft_ofi_note_app_activity(); /* see weft_ofi_cma_put */
 }
 
-/* Whether tx's ordering read that was not waited for is back, without
- * waiting (the counter's read drives the provider). */
-static int cma_read_is_back(struct weft_ofi_tx *tx)
-{
-    if (tx->r_done_seen >= tx->cma_read_seq)
-        return 1;
-    uint64_t done = fi_cntr_read(tx->rcntr);
-    if (done < tx->cma_read_seq)
-        return 0;
-    tx->r_done_seen = done;
-    return 1;
-}
-
 void weft_ofi_cma_settle(struct weft_ofi_tx *tx, const char *call)
 {
     if (!tx->cma_read_seq)
@@ -564,7 +560,7 @@ int weft_ofi_cma_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *
     if (tx->cma_read_seq) {
         if (blocking)
             weft_ofi_cma_settle(tx, "shmem_put");
-        else if (cma_read_is_back(tx))
+        else if (weft_ofi_reads_reached(tx, tx->cma_read_seq))
             cma_read_back(tx);
         else
             return cma_may_defer(tx, pe) && cma_defer(tx, seg, off, src, len);

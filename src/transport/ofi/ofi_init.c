@@ -156,20 +156,32 @@ static __attribute__((noinline)) void wait_cntr_polling(struct weft_ofi_tx *tx, 
     *(reads ? &tx->r_done_seen : &tx->w_done_seen) = done;
 }
 
-/* Wait until tx's write (reads 0) or read counter reaches issued; a wait
- * for no more than the count last read returns without calling the
- * provider. reads is a constant at each caller, so the choices fold. */
-static inline void wait_cntr(struct weft_ofi_tx *tx, int reads, uint64_t issued, const char *what)
+/* Whether tx's write (reads 0) or read counter has reached issued, read
+ * once at most: a count no higher than the one last read is answered
+ * without calling the provider. reads is a constant at each caller, so
+ * the choices fold. */
+static inline int cntr_reached(struct weft_ofi_tx *tx, int reads, uint64_t issued)
 {
     uint64_t *done_seen = reads ? &tx->r_done_seen : &tx->w_done_seen;
     if (WEFT_LIKELY(*done_seen >= issued))
-        return;
+        return 1;
     uint64_t done = fi_cntr_read(reads ? tx->rcntr : tx->wcntr);
-    if (WEFT_UNLIKELY(done < issued)) {
-        wait_cntr_polling(tx, reads, issued, what);
-        return;
-    }
+    if (WEFT_UNLIKELY(done < issued))
+        return 0;
     *done_seen = done;
+    return 1;
+}
+
+/* Wait until tx's write (reads 0) or read counter reaches issued. */
+static inline void wait_cntr(struct weft_ofi_tx *tx, int reads, uint64_t issued, const char *what)
+{
+    if (WEFT_UNLIKELY(!cntr_reached(tx, reads, issued)))
+        wait_cntr_polling(tx, reads, issued, what);
+}
+
+int weft_ofi_reads_reached(struct weft_ofi_tx *tx, uint64_t count)
+{
+    return cntr_reached(tx, 1, count);
 }
 
 void weft_ofi_wait_writes(struct weft_ofi_tx *tx, const char *what)

@@ -452,6 +452,9 @@ void weft_ofi_quiet_held(struct weft_ofi_tx *tx);
 /* Wait until the counters reach the issued counts; abort on errors. */
 void weft_ofi_wait_writes(struct weft_ofi_tx *tx, const char *what);
 void weft_ofi_wait_reads(struct weft_ofi_tx *tx, const char *what);
+/* Whether tx's reads up to count (a value r_issued had) are done, without
+ * waiting. */
+int weft_ofi_reads_reached(struct weft_ofi_tx *tx, uint64_t count);
 /* Nonzero while this thread waits for a context endpoint's completions,
  * which the shared CQ's descriptor does not cover (weft_ofi_can_block). */
 extern __thread int weft_ofi_waiting_own_cq;
