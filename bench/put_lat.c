@@ -4,7 +4,7 @@
  * PEs other than 0 and 1 only wait in the barriers.
  * --static: the data goes to a static (.bss) array instead of the heap, up
  * to 1 MiB, reported as put_lat_static (static variables are symmetric too,
- * and the issue asks how they compare with heap objects on each path).
+ * and this shows how they compare with heap objects on each path).
  * --signal: one shmem_putmem_signal (SET of the flag) instead of put, fence
  * and p, and shmem_signal_wait_until; reported as put_signal_lat. */
 #include "bench.h"

@@ -29,7 +29,7 @@
  *   pe-quiet-pe            shmem_pe_quiet({0, n_pes}, 2)              -> target_pes[1]
  *   session-config         session_start, TOTAL_OPS mask, NULL config -> config
  *   query-init-null        shmem_query_initialized(NULL)              -> initialized
- * Point-to-point waits and size products (issue 15):
+ * Point-to-point waits and size products:
  *   wait-stack             shmem_int_wait_until on a stack variable   -> ivar
  *   wait-null              shmem_long_wait_until(NULL, ...)           -> ivar
  *   test-stack             shmem_int_test on a stack variable         -> ivar

@@ -172,7 +172,7 @@ static void phase_putmem_nbi(int me, int calls)
     shmem_barrier_all();
 }
 
-/* Counting put of 8 B (shmemx, issue 13): the copy and the counter's
+/* Counting put of 8 B (shmemx_putmem_ct): the copy and the counter's
  * release add. PE 1 checks the count. */
 static void phase_putmem_ct(int me, int calls)
 {

@@ -2,7 +2,7 @@
 """measure.py owns weft's instruction-count harness: it runs hot_calls on
 2 PEs with PE 0 under callgrind, attributes every counted instruction to
 weft, libfabric or anything else, prints instructions per call for each
-(call, path), and checks the hot-path targets of issue 3.
+(call, path), and checks the hot-path targets (TARGETS below).
 
 Usage:
   measure.py --build BUILD_DIR [--check] [--calls N] [--runs R]
@@ -60,9 +60,9 @@ import subprocess
 import sys
 import tempfile
 
-# ---- targets (issue 3, "Hot path") -------------------------------------
+# ---- targets ------------------------------------------------------------
 # (path, call, class, maximum instructions per call). Checked with --check.
-# The issue's targets are on-node shmem_int_p <= 12 in total (met: 12) and,
+# The original targets are on-node shmem_int_p <= 12 in total (met: 12) and,
 # via libfabric, shmem_int_p <= 10 own and shmem_quiet <= 8 own. The
 # libfabric ones are not reachable with the checks every entry point must
 # make: the heap bounds compare, the PE range compare and the load of the
@@ -81,15 +81,15 @@ TARGETS = [
     ("onnode", "shmem_quiet", "own", 8),
     ("onnode", "shmem_long_atomic_fetch_add", "total", 24),
     ("shm", "shmem_int_p", "own", 51),
-    # Issue 11's libfabric targets, Sandia OpenSHMEM's figures over shm:
-    # quiet after one put 99 own / 877 total (weft: 99 / 216, no flush read
+    # The libfabric targets are Sandia OpenSHMEM's figures over shm:
+    # quiet after one put 99 own / 877 total (weft: 98 / 214, no flush read
     # on shm and no counter read for what is known complete); fetch-add at
     # most SOS's 3,300 in total (weft: about 1,350).
     ("shm", "shmem_quiet", "own", 99),
     ("shm", "shmem_quiet", "total", 877),
     ("shm", "shmem_long_atomic_fetch_add", "total", 3300),
     # Static (.bss) targets over libfabric take the heap's path with the
-    # data segment's key (session 12; before, the checked funnel: 193 own
+    # data segment's key (through the checked funnel instead: 193 own
     # for shmem_int_p, about 460 in total for an add). An add to a static
     # counter: 106 own / 416 in total over shm; Sandia OpenSHMEM's
     # shmem_long_atomic_add, same harness, about 360 in total.
@@ -97,20 +97,20 @@ TARGETS = [
     ("shm", "shmem_long_atomic_add_static", "total", 450),
     ("onnode", "shmem_long_atomic_add_static", "total", 24),
     # tcp coalesces shmem_TYPE_p (ofi_coalesce.c): a record appended to a
-    # buffer, 84 own since the value is stored as one word (session 11;
-    # before, about 91 own and 14 in memcpy), where one write each cost 48
+    # buffer, 87 in total with the value stored as one word (about 91 own
+    # and 14 in memcpy when it was copied), where one write each cost 48
     # own and about 1,170 in libfabric and its helpers.
     ("tcp", "shmem_int_p", "total", 100),
-    # GASNet (issue 12): an on-node Short request, an 8-byte put (inline in
+    # GASNet: an on-node Short request, an 8-byte put (inline in
     # gasnet.h: node range, one compare that checks the segment and picks
     # the path, the copy; 11 with a node known at run time), and the
     # implicit-put sync with nothing outstanding.
     ("onnode", "gasnet_AMRequestShort0", "total", 60),
-    # Counting put of 8 B (issue 13 asks 20 in total on-node): measured 32,
+    # Counting put of 8 B (the goal was 20 in total on-node): measured 32,
     # of which 23 are the checks every entry point makes (dest and counter
     # in the heap, length, PE, the counter alive, the peer's mapping) and 9
     # the store, the release add and the return; shmem_putmem_nbi of 8 B
-    # is 41. Enforced as a regression bound.
+    # is 44. Enforced as a regression bound.
     ("onnode", "shmemx_putmem_ct", "total", 32),
     ("onnode", "gasnet_put_nbi", "total", 12),
     ("onnode", "gasnet_put_nb", "total", 12),

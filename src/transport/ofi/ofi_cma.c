@@ -17,7 +17,7 @@
  * up (docs/providers.md, "shm: how reads move"). A put on the ordered
  * endpoint is copied in by the target's progress (process_vm_readv there):
  * a target that computes holds it up, and the copy runs 3-5% slower than
- * the writer's own process_vm_writev (docs/performance.md, session 19).
+ * the writer's own process_vm_writev (docs/performance.md).
  *
  * Why the ordering read. Writes injected to a PE (every put up to 4 KiB,
  * every atomic) wait in that PE's command queue until its progress applies

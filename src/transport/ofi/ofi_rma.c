@@ -218,9 +218,9 @@ void weft_ofi_notify(struct weft_ofi_tx *tx, int seg, uint64_t off, uint64_t val
  * with process_vm_readv while it holds its queue, the writer waiting
  * behind it; injected, the writer copies each piece into the queue while
  * the target copies the one before out (put_bw at 8 KiB: 6.1 GB/s against
- * 3.1, SOS 3.0; docs/performance.md, session 16). Each piece is a whole
- * command in the queue, so the fence stays free after them (problem 6 in
- * docs/providers.md is about writes that are not). */
+ * 3.1, SOS 3.0; docs/providers.md, "shm: how writes move"). Each piece is
+ * a whole command in the queue, so the fence stays free after them
+ * (problem 6 in docs/providers.md is about writes that are not). */
 static void put_split(struct weft_ofi_tx *tx, int seg, uint64_t off, const char *src, size_t len,
                       int pe)
 {
@@ -247,7 +247,7 @@ static void put_write_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const 
     /* Large puts over shm: by the origin's own copy (ofi_cma.c). Before
      * the split: a stream of split puts can fall into lockstep with the
      * target over its inject buffers and lock, at a quarter of the speed
-     * for a whole run (docs/performance.md, session 20). */
+     * for a whole run (docs/performance.md, libfabric shm). */
     if (WEFT_UNLIKELY(len >= __atomic_load_n(&weft_ofi_cma.wmin, __ATOMIC_RELAXED)) &&
         weft_ofi_cma_put(tx, seg, off, src, len, pe, blocking))
         return;
