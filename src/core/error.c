@@ -18,7 +18,8 @@ static void weft_vreport(const char *kind, const char *call, const char *fmt, va
     /* One write so lines from different PEs do not interleave. */
     char line[1400];
     int n;
-    if (weft_rt.boot_up)
+    /* After shmem_finalize the PE number is still ours and still useful. */
+    if (weft_rt.boot_up || weft_rt.finalized)
         n = snprintf(line, sizeof line, "weft: PE %d: %s%s%s%s\n", weft_rt.my_pe, kind,
                      call ? call : "", call && *call ? ": " : "", msg);
     else
@@ -72,7 +73,9 @@ void weft_fail_not_symmetric(const char *call, const char *arg, const void *addr
 
 void weft_fail_not_initialized(const char *call)
 {
-    weft_fatal(call, "called before shmem_init (or after shmem_finalize)");
+    if (weft_rt.finalized)
+        weft_fatal(call, "called after shmem_finalize");
+    weft_fatal(call, "called before shmem_init");
 }
 
 void weft_fail_pe(const char *call, int pe)

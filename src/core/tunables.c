@@ -155,20 +155,22 @@ static const struct {
 #undef WEFT_TUNABLE
 };
 
+/* Base 10 only: "010" is ten, as a user reading it means (base 0 read it
+ * as octal eight and refused "08"); "0x10" is not an integer. */
 long long weft_tun_int(enum weft_tunable_id id)
 {
     const char *s = weft_tun_str(id);
     char *end;
     errno = 0;
-    long long v = strtoll(s, &end, 0);
+    long long v = strtoll(s, &end, 10);
     while (end != s && isspace((unsigned char)*end))
         end++;
     if (errno == ERANGE && end != s && *end == '\0' && int_range[id].listed)
         weft_fatal("shmem_init", "environment variable %s=\"%s\" is out of range [%lld, %lld]",
                    weft_tunables[id].name, s, int_range[id].lo, int_range[id].hi);
     if (errno || end == s || *end != '\0')
-        weft_fatal("shmem_init", "environment variable %s=\"%s\" is not an integer",
-                   weft_tunables[id].name, s);
+        weft_fatal("shmem_init", "environment variable %s=\"%s\" is not an integer (decimal "
+                   "digits, optionally signed)", weft_tunables[id].name, s);
     if (int_range[id].listed && (v < int_range[id].lo || v > int_range[id].hi))
         weft_fatal("shmem_init", "environment variable %s=\"%s\" is out of range [%lld, %lld]",
                    weft_tunables[id].name, s, int_range[id].lo, int_range[id].hi);

@@ -39,7 +39,9 @@
  *   get-nbi-overflow       shmem_int_get_nbi of SIZE_MAX/4 + 1        -> nelems
  *   iput-overflow          shmem_long_iput with dst = PTRDIFF_MAX     -> dst
  *   fcollect-overflow      shmem_long_fcollect of SIZE_MAX/8 elements -> nelems
- * The last PE misbehaves; the others sit in shmem_barrier_all. */
+ * The last PE misbehaves; the others sit in shmem_barrier_all. Except:
+ *   after-finalize         every PE finalizes, then the last one calls
+ *                          shmem_long_put: the message names the PE */
 #include "weft_test.h"
 
 long sym_long[4];
@@ -51,6 +53,13 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "put-stack";
     wt_init("bad_args");
     long src[4] = {1, 2, 3, 4};
+    if (!strcmp(mode, "after-finalize")) {
+        int me = wt_me, last = wt_npes - 1;
+        shmem_finalize();
+        if (me == last)
+            shmem_long_put(sym_long, src, 4, 0);
+        return 0; /* status 0: expect-failure.sh reports the missing error */
+    }
     shmem_barrier_all();
     if (wt_me == wt_npes - 1) {
         WT_PHASE("invalid call: %s", mode);
