@@ -3,7 +3,8 @@
  * for it in a collective (the mismatch can never resolve), and, with
  * WEFT_HANG_TIMEOUT, a job in which no PE has made progress for that long,
  * which it reports (every PE: the routine it is blocked in and its
- * arguments) and then aborts. All of it runs from the slow phase of
+ * arguments, and the PEs that are silent: stopped, exited, or not
+ * answering) and then aborts. All of it runs from the slow phase of
  * weft_poll_yield, after a wait has spun past its budget; the fast paths
  * only ever store into the calling thread's weft_wait record. */
 #include <inttypes.h>
@@ -29,6 +30,7 @@ static __thread struct {
     double fin_seen;  /* when a finalize notice was first seen in this wait */
     double next_alive; /* next check of the launcher connection */
     double asked;     /* when this thread last asked for acknowledgements */
+    double first_asked; /* when it first asked in this wait */
     uint64_t round;   /* the round it asked in */
     uint64_t seen_req, seen_report;
     int reported;     /* printed its report in this wait */
@@ -179,6 +181,39 @@ static void print_report(double waited)
     (void)n;
 }
 
+/* Why a peer did not answer the latest round (asked at least a second
+ * ago), appended to out: 1 if it is silent for good (stopped, exited, or
+ * on another host and silent for a further timeout period), so the report
+ * need not wait for it; 0 if it runs (a computation outside weft is not a
+ * hang) or may still answer. */
+static int silent_peer(int pe, double t, char *out, size_t room, size_t *len)
+{
+    long pid = 0;
+    char st = weft_node_peer_state(pe, &pid);
+    const char *what = NULL;
+    char buf[160];
+    if (st == 'T' || st == 't') {
+        snprintf(buf, sizeof buf, "PE %d (pid %ld) is stopped (state %c) and cannot answer", pe,
+                 pid, st);
+        what = buf;
+    } else if (st == 'Z' || st == 'X') {
+        snprintf(buf, sizeof buf, "PE %d (pid %ld) has exited", pe, pid);
+        what = buf;
+    } else if (st == 0 && t - ws.first_asked >= hang_timeout) {
+        snprintf(buf, sizeof buf, "PE %d has not answered for %.0f s (stopped, or running "
+                 "outside weft)", pe, t - ws.first_asked);
+        what = buf;
+    }
+    if (!what)
+        return 0;
+    if (*len < room) {
+        int w = snprintf(out + *len, room - *len, "%s%s", *len ? "; " : "", what);
+        if (w > 0)
+            *len += (size_t)w;
+    }
+    return 1;
+}
+
 static void launcher_gone(void)
 {
     char line[200];
@@ -216,14 +251,18 @@ static void hang_step(struct weft_internal_sym *sym, double t)
     if (waited < hang_timeout)
         return;
 
-    /* Stuck ourselves: were all peers stuck in the last round? */
+    /* Stuck ourselves: were all peers stuck in the last round, or silent
+     * for good? */
     if (ws.asked > 0 && t - ws.asked < 1.0)
         return;
-    int all = 1;
+    int all = ws.round || n == 1;
+    char silent[600];
+    size_t silent_len = 0;
+    silent[0] = '\0';
     for (int pe = 0; pe < n && all; pe++)
-        all = pe == me || (ws.round && __atomic_load_n(&sym->hang_ack[pe], __ATOMIC_ACQUIRE) ==
-                                           ws.round);
-    if (all && (ws.round || n == 1)) {
+        if (pe != me && __atomic_load_n(&sym->hang_ack[pe], __ATOMIC_ACQUIRE) != ws.round)
+            all = silent_peer(pe, t, silent, sizeof silent, &silent_len);
+    if (all) {
         if (!ws.reported)
             print_report(waited);
         ws.reported = 1;
@@ -239,10 +278,13 @@ static void hang_step(struct weft_internal_sym *sym, double t)
             struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
         }
-        weft_fatal("hang", "no PE has made progress for %.0f s (WEFT_HANG_TIMEOUT); aborting "
-                   "the job (each blocked PE reported its call above)", hang_timeout);
+        weft_fatal("hang", "no PE has made progress for %.0f s (WEFT_HANG_TIMEOUT)%s%s; aborting "
+                   "the job (each blocked PE reported its call above)", hang_timeout,
+                   silent_len ? "; silent: " : "", silent);
     }
     ws.round = __atomic_add_fetch(&hang_rounds, 1, __ATOMIC_RELAXED);
+    if (ws.asked == 0)
+        ws.first_asked = t;
     ws.asked = t;
     uint64_t v = ws.round << 24 | (uint64_t)(me + 1);
     for (int pe = 0; pe < n; pe++)

@@ -300,6 +300,10 @@ WEFT_NORETURN void weft_runtime_global_exit(int status);
 /* Host identity of every PE (core/node.c), before the transport starts. */
 void weft_node_init(void);
 void weft_node_fini(void);
+/* The state letter of a PE on this host as /proc/<pid>/stat shows it now
+ * (R, S, D: running or sleeping; T, t: stopped; Z or X: exited), its pid in
+ * *pid; 0 when this PE cannot see it (another host, another pid namespace). */
+char weft_node_peer_state(int pe, long *pid);
 
 /* Internal collective helpers (core/sync.c), usable before teams exist. */
 void weft_barrier_all_internal(void);

@@ -14,6 +14,8 @@
  *   wait               every PE waits forever in shmem_int_wait_until
  *                      (for signals and kills from outside)
  *   spin               every PE computes forever without calling weft
+ *   compute            PE R computes forever without calling weft, the
+ *                      others wait for it (not a hang)
  *   mismatch           PE R enters shmem_barrier_all, the others a sum
  *                      reduction on SHMEM_TEAM_WORLD (a hang)
  *   stall              PE R waits for a flag nobody sets, the others in
@@ -165,6 +167,11 @@ int main(int argc, char **argv)
         volatile unsigned long x = 0;
         for (;;)
             x++;
+    } else if (strcmp(mode, "compute") == 0) {
+        volatile unsigned long x = 0;
+        while (me == bad)
+            x++;
+        block_in_wait();
     } else if (strcmp(mode, "mismatch") == 0) {
         if (me == bad) {
             shmem_barrier_all();

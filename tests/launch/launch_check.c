@@ -20,7 +20,9 @@
  *   --cont-after SEC    SEC s after --signal (a stop: TSTP, STOP), every
  *                       process of the job must be stopped; then the
  *                       launcher is sent SIGCONT
- *   --signal-pe R:SIG@SEC  send SIG to the PE whose PMI_RANK is R after SEC s
+ *   --signal-pe R:SIG@SEC  send SIG to the PE whose PMI_RANK (or PMIX_RANK)
+ *                       is R after SEC s; @+SEC: SEC s after --mark TEXT
+ *                       appears (the job is set up, whatever its start took)
  *                       (a kill or stop from outside the job)
  *   --launcher-killed   the launcher itself may die by a signal (we sent it
  *                       SIGKILL); --status then compares 128 + the signal
@@ -194,11 +196,13 @@ static void match_rank(pid_t p, void *arg)
     char path[64], env[65536];
     snprintf(path, sizeof path, "/proc/%d/environ", (int)p);
     int n = read_small(path, env, sizeof env);
-    char want[32];
-    int wl = snprintf(want, sizeof want, "PMI_RANK=%d", f->rank);
+    char want[2][32]; /* PMI-1 launchers; PMIx ones (mpirun) */
+    int wl[2] = { snprintf(want[0], sizeof want[0], "PMI_RANK=%d", f->rank),
+                  snprintf(want[1], sizeof want[1], "PMIX_RANK=%d", f->rank) };
     for (int i = 0; i < n;) {
-        if (strncmp(env + i, want, (size_t)wl) == 0 && env[i + wl] == '\0')
-            f->found = p;
+        for (int k = 0; k < 2; k++)
+            if (strncmp(env + i, want[k], (size_t)wl[k]) == 0 && env[i + wl[k]] == '\0')
+                f->found = p;
         i += (int)strlen(env + i) + 1;
     }
 }
@@ -310,7 +314,8 @@ int main(int argc, char **argv)
 {
     int want_status = 0, want_nonzero = 0, skip_missing = 0, may_crash = 0;
     int launcher_killed = 0, shm_clean = 0, pe_rank = -1, pe_sig = 0;
-    double pe_sig_at = -1, end_within = -1, fault_at = -1;
+    double pe_sig_at = -1, end_within = -1, fault_at = -1, mark_at = -1;
+    int pe_sig_after_mark = 0;
     const char *mark = NULL;
     double within = -1, timeout = 25, sig_at = -1, cont_after = -1;
     int sig = 0;
@@ -374,7 +379,8 @@ int main(int argc, char **argv)
             *colon = *at = '\0';
             pe_rank = atoi(v);
             pe_sig = signum(colon + 1);
-            pe_sig_at = atof(at + 1);
+            pe_sig_after_mark = at[1] == '+';
+            pe_sig_at = atof(at + 1 + pe_sig_after_mark);
             i++;
         } else if (strcmp(a, "--env") == 0) {
             putenv(argv[++i]);
@@ -460,7 +466,7 @@ int main(int argc, char **argv)
             ssize_t got = pread(err_fd, buf, sizeof buf - 1, 0);
             buf[got > 0 ? got : 0] = '\0';
             if (strstr(buf, mark))
-                fault_at = t;
+                fault_at = mark_at = t;
         }
         if (sig && !sent && t >= sig_at) {
             scan_group(pid, remember, NULL);
@@ -480,7 +486,8 @@ int main(int argc, char **argv)
             kill(pid, SIGCONT);
             conted = 1;
         }
-        if (pe_sig && !pe_sent && t >= pe_sig_at) {
+        if (pe_sig && !pe_sent &&
+            (pe_sig_after_mark ? mark_at >= 0 && t >= mark_at + pe_sig_at : t >= pe_sig_at)) {
             struct find_rank f = { pe_rank, 0 };
             scan_group(pid, match_rank, &f);
             if (f.found > 0) {
