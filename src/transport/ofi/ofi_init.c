@@ -39,9 +39,11 @@ struct peer_blob {
 
 void weft_ofi_fail(const char *what, int pe, ssize_t rc)
 {
+    char why[600];
+    weft_ofi_diagnose(weft_ofi.info ? weft_ofi_provider_name() : NULL, why, sizeof why);
     if (pe >= 0)
-        weft_fatal(what, "to PE %d failed: %s (%zd)", pe, fi_strerror((int)-rc), rc);
-    weft_fatal(what, "failed: %s (%zd)", fi_strerror((int)-rc), rc);
+        weft_fatal(what, "to PE %d failed: %s (%zd)%s", pe, fi_strerror((int)-rc), rc, why);
+    weft_fatal(what, "failed: %s (%zd)%s", fi_strerror((int)-rc), rc, why);
 }
 
 static long now_sec(void)
@@ -309,11 +311,15 @@ static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on
             if (rc == 0)
                 break;
         }
-    }
-    if (rc != 0) {
-        weft_warn("weft_ofi_init", "no libfabric provider%s%s offers RDM endpoints with RMA "
-                  "and messages: %s", *prov ? " named " : "", prov, fi_strerror(-rc));
-        return NULL;
+        char why[600];
+        if (rc != 0 && attempt == 0)
+            weft_debug("ofi: shm unavailable: %s%s; trying the other providers", fi_strerror(-rc),
+                       weft_ofi_diagnose("shm", why, sizeof why));
+        else if (rc != 0)
+            weft_fatal("shmem_init", "no libfabric provider%s%s offers RDM endpoints with RMA and "
+                       "messages: %s%s", *want || fi_prov ? " named " : "", *want ? want :
+                       fi_prov ? fi_prov : "", fi_strerror(-rc),
+                       weft_ofi_diagnose(*want ? want : fi_prov, why, sizeof why));
     }
     const struct fi_info *first = list;
     weft_debug("ofi: candidate provider %s, fabric %s, domain %s",
@@ -486,7 +492,7 @@ static int open_scratch(struct weft_ofi_tx *tx, int warn)
         int rc_ = (call);                                                         \
         if (rc_) {                                                                \
             if (warn)                                                             \
-                weft_warn("weft_ofi_init", "%s: %s", what, fi_strerror(-rc_));    \
+                weft_ofi_open_failed(what, rc_);                                  \
             else                                                                  \
                 weft_debug("ofi: context endpoint: %s: %s", what, fi_strerror(-rc_)); \
             return -1;                                                            \
@@ -633,10 +639,8 @@ void weft_ofi_tx_close(struct weft_ofi_tx *tx)
 #define CHECK(call, what)                                                         \
     do {                                                                          \
         int rc_ = (call);                                                         \
-        if (rc_) {                                                                \
-            weft_warn("weft_ofi_init", "%s: %s", what, fi_strerror(-rc_));        \
-            return -1;                                                            \
-        }                                                                         \
+        if (rc_)                                                                  \
+            weft_ofi_open_failed(what, rc_);                                      \
     } while (0)
 
 /* Every PE of the job reaches every PE directly (one host, the direct

@@ -398,6 +398,12 @@ int weft_ofi_ep_open(struct fid_domain *domain, struct fi_info *fi, struct fid_e
                      const char **what);
 /* Abort on a libfabric error return. */
 WEFT_NORETURN void weft_ofi_fail(const char *what, int pe, ssize_t rc);
+/* The cause weft can see of a failure of provider prov (ofi_diagnose.c):
+ * "; <sentence>" in buf (room len), or "" when it finds nothing wrong. */
+const char *weft_ofi_diagnose(const char *prov, char *buf, size_t len);
+/* Ends the job: the provider in use failed to open (what: the call, rc:
+ * libfabric's error), with libfabric's error string and the cause. */
+WEFT_NORETURN void weft_ofi_open_failed(const char *what, int rc);
 
 /* Open tx's counters and endpoint on the domain and AV, bound to cq for
  * completions (cq_flags: FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION),
