@@ -82,9 +82,7 @@ static void diagnose_shm(struct cause *c)
             "keeps %d regions. Free or enlarge %s (files of dead jobs?), or use the direct path "
             "on one host (WEFT_ONNODE=1, which needs no /dev/shm)", dir, mib(avail), mib(total),
             mib(SHM_REGION_BYTES), cpus, mib(want), SHM_REGIONS_PER_PE, dir);
-        return;
     }
-    say(c, "; %s: %.1f MiB free of %.1f MiB, writable", dir, mib(avail), mib(total));
 }
 
 /* The interface names in an FI_*_IFACE value (tcp takes one name; a list
