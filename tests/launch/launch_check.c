@@ -207,6 +207,18 @@ static void match_rank(pid_t p, void *arg)
     }
 }
 
+struct pid_list {
+    pid_t p[MAX_SEEN];
+    int n;
+};
+
+static void list_one(pid_t p, void *arg)
+{
+    struct pid_list *l = arg;
+    if (l->n < MAX_SEEN)
+        l->p[l->n++] = p;
+}
+
 static void count_one(pid_t p, void *arg)
 {
     (void)p;
@@ -500,6 +512,13 @@ int main(int argc, char **argv)
         }
         if (t > timeout) {
             fprintf(stderr, "launch_check: FAIL: still running after %.1f s; killing it\n", t);
+            /* PEs in process groups of their own (mpirun makes them) are
+             * found below the launcher only while it lives: list them all,
+             * then kill. */
+            static struct pid_list job;
+            scan_group(pid, list_one, &job);
+            for (int k = 0; k < job.n; k++)
+                kill(job.p[k], SIGKILL);
             kill(-pid, SIGKILL);
             waitpid(pid, &st, 0);
             failed = 1;
