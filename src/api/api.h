@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../core/runtime.h"
-#include "../core/team.h"
+#include "../runtime/team.h"
 #include "../transport/transport.h"
 
 /* ---- routines shared between public names ----------------------------------

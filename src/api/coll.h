@@ -15,7 +15,7 @@
 #ifndef WEFT_API_COLL_H
 #define WEFT_API_COLL_H
 
-#include "../core/team.h"
+#include "../runtime/team.h"
 #include "api.h"
 
 typedef void (*weft_red_fn)(void *out, const void *a, const void *b, size_t n);

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/topology.h"
+#include "../runtime/topology.h"
 #include "coll_ops.h"
 
 static enum weft_topo_type topo_type(const char *call, int type)

@@ -3,7 +3,7 @@
  * deprecated cache-control no-ops. */
 #include <stdlib.h>
 
-#include "../core/team.h"
+#include "../runtime/team.h"
 #include "api.h"
 
 struct weft_ctx weft_ctx_default;

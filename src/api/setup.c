@@ -3,7 +3,7 @@
  * version, and their deprecated names (start_pes, _my_pe, _num_pes). */
 #include <string.h>
 
-#include "../core/team.h"
+#include "../runtime/team.h"
 #include "api.h"
 
 /* OpenSHMEM 1.6 lets initialization calls nest: each needs its own

@@ -16,7 +16,7 @@
 
 #include "../bootstrap/bootstrap.h"
 #include "../transport/transport.h"
-#include "runtime.h"
+#include "../core/runtime.h"
 #include "team.h"
 
 __thread struct weft_wait_rec weft_wait __attribute__((tls_model("initial-exec")));

@@ -10,7 +10,7 @@
 
 #include "../bootstrap/bootstrap.h"
 #include "../transport/transport.h"
-#include "runtime.h"
+#include "../core/runtime.h"
 #include "team.h"
 #include "topology.h"
 #include "weft_config.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../bootstrap/bootstrap.h"
-#include "runtime.h"
+#include "../core/runtime.h"
 
 static uint64_t fnv1a(uint64_t h, const char *s)
 {

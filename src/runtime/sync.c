@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "../transport/transport.h"
-#include "runtime.h"
+#include "../core/runtime.h"
 
 /* How long a waiting PE spins before it yields. A fixed WEFT_SPIN_YIELD
  * if set. Otherwise adaptive, between 64 polls and a ceiling of 20000

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "../transport/transport.h"
-#include "runtime.h"
+#include "../core/runtime.h"
 #include "team.h"
 
 struct weft_team weft_team_world;

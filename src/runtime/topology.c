@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "../bootstrap/bootstrap.h"
-#include "runtime.h"
+#include "../core/runtime.h"
 #include "topology.h"
 #include "weft_config.h"
 

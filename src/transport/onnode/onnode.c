@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "../../bootstrap/bootstrap.h"
-#include "../../core/topology.h"
+#include "../../runtime/topology.h"
 #include "onnode.h"
 
 struct weft_onnode_state weft_onnode;
