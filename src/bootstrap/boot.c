@@ -15,7 +15,8 @@
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/pmi1.h"
 #include "bootstrap/pmix_boot.h"
-#include "core/runtime.h"
+#include "core/error.h"
+#include "core/tunables.h"
 
 #include <errno.h>
 #include <stdio.h>

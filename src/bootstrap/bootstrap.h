@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "../core/runtime.h" /* WEFT_EXPORT */
+#include "../core/error.h" /* WEFT_EXPORT */
 
 #pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
 

@@ -12,7 +12,8 @@
  *
  * Everything here is blocking and meant for init/finalize/abort time. */
 #include "bootstrap/pmi1.h"
-#include "core/runtime.h"
+#include "core/error.h"
+#include "core/tunables.h"
 
 #include <errno.h>
 #include <fcntl.h>

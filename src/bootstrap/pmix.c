@@ -6,7 +6,8 @@
  * copy (no request per peer to a central server). Compiled only when
  * libpmix is found (WEFT_HAVE_PMIX); boot.c never calls in otherwise. */
 #include "bootstrap/pmix_boot.h"
-#include "core/runtime.h"
+#include "core/error.h"
+#include "core/tunables.h"
 
 #if WEFT_HAVE_PMIX
 

@@ -1,15 +1,23 @@
 /* error.c owns how weft reports problems: fatal errors name the call and
  * the argument and take the whole job down through the launcher; warnings
- * and debug traces go to stderr with the PE number. */
+ * and debug traces go to stderr with the PE number. The launcher is reached
+ * through the abort hook the runtime sets (error.h), never directly. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../bootstrap/bootstrap.h"
 #include "runtime.h"
 
 int weft_debug_enabled;
+
+/* The launcher's abort while its connection is open (weft_set_job_abort). */
+static weft_job_abort_fn job_abort;
+
+void weft_set_job_abort(weft_job_abort_fn abort_job)
+{
+    job_abort = abort_job;
+}
 
 static void weft_vreport(const char *kind, const char *call, const char *fmt, va_list ap)
 {
@@ -38,8 +46,8 @@ void weft_fatal(const char *call, const char *fmt, ...)
     weft_vreport("", call, fmt, ap);
     va_end(ap);
     fflush(stdout);
-    if (weft_rt.boot_up)
-        weft_boot_abort(1, NULL); /* message already printed */
+    if (weft_rt.boot_up && job_abort)
+        job_abort(1, NULL); /* message already printed */
     _exit(1);
 }
 

@@ -1,7 +1,8 @@
 /* runtime.h owns the process-wide state of a weft PE: who we are, the
  * symmetric segments and how a local symmetric address resolves to
  * (segment, offset), the atomic op/datatype vocabulary shared by the API
- * layer and the transports, errors and tunables. */
+ * layer and the transports, and the argument checks every entry point
+ * makes. Errors (error.h) and tunables (tunables.h) come with it. */
 #ifndef WEFT_RUNTIME_H
 #define WEFT_RUNTIME_H
 
@@ -10,16 +11,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
+#include "core/error.h"
+#include "core/tunables.h"
 
-#define WEFT_LIKELY(x) __builtin_expect(!!(x), 1)
-#define WEFT_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define WEFT_NORETURN __attribute__((noreturn))
-#define WEFT_PRINTF(a, b) __attribute__((format(printf, a, b)))
-/* The library is built with -fvisibility=hidden (calls and data inside it
- * bind directly, no PLT/GOT); the few internals that weft's own tools call
- * are exported with this. */
-#define WEFT_EXPORT __attribute__((visibility("default")))
+#pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
 
 /* Symmetric segments. Every PE has the same segments with the same sizes,
  * so an offset into a segment names the same object everywhere. */
@@ -210,16 +205,7 @@ static inline int weft_sym_resolve(const void *addr, size_t len, int *seg, uint6
     return -1;
 }
 
-/* ---- errors ----------------------------------------------------------- */
-
-/* Print "weft: PE n: call: message" and abort the whole job (non-zero exit,
- * every PE gone). Safe before init (then it just exits). */
-WEFT_NORETURN void weft_fatal(const char *call, const char *fmt, ...) WEFT_PRINTF(2, 3);
-/* A warning on stderr, once per distinct call site is the caller's job. */
-void weft_warn(const char *call, const char *fmt, ...) WEFT_PRINTF(2, 3);
-/* Debug trace when WEFT_DEBUG is set. */
-void weft_debug(const char *fmt, ...) WEFT_PRINTF(1, 2);
-extern int weft_debug_enabled;
+/* ---- argument checks -------------------------------------------------- */
 
 /* Shared argument checks used by every public entry point: they name the
  * call and the argument in the message and abort the job. */
@@ -257,37 +243,6 @@ static inline void weft_sym_resolve_or_die(const char *call, const char *arg, co
     if (WEFT_UNLIKELY(weft_sym_resolve(addr, len, seg, off) != 0))
         weft_fail_not_symmetric(call, arg, addr, len);
 }
-
-/* ---- tunables ----------------------------------------------------------
- * Every environment variable weft reads is declared once in tunables.def
- * and read only through these helpers, so weft-info and the docs list
- * exactly what the code uses. */
-enum weft_tunable_id {
-#define WEFT_TUNABLE(id, name, kind, def, doc) WEFT_TUN_##id,
-#include "tunables.def"
-#undef WEFT_TUNABLE
-    WEFT_TUN_COUNT
-};
-struct weft_tunable_desc {
-    const char *name, *kind, *def, *doc;
-};
-WEFT_EXPORT extern const struct weft_tunable_desc weft_tunables[WEFT_TUN_COUNT];
-
-WEFT_EXPORT const char *weft_tun_str(enum weft_tunable_id id);   /* value or default (never NULL) */
-long long weft_tun_int(enum weft_tunable_id id);     /* integer, aborts on garbage */
-/* Every int tunable that is set, against its range (at init, so a bad
- * value is refused even on a path that would not read it). */
-void weft_tun_check_ints(void);
-size_t weft_tun_size(enum weft_tunable_id id);       /* with K/M/G suffixes */
-int weft_tun_bool(enum weft_tunable_id id);          /* 1/0 yes/no on/off true/false;
-                                                        switch kind: any value but 0/no/off */
-WEFT_EXPORT int weft_tun_is_set(enum weft_tunable_id id);        /* set in the environment */
-/* The older names (WEFT_TUNABLE_ALIAS): i-th name and the tunable it stands
- * for; NULL past the last. */
-WEFT_EXPORT size_t weft_tun_alias_count(void);
-WEFT_EXPORT const char *weft_tun_alias(size_t i, enum weft_tunable_id *id);
-/* Parse "64M" etc.; returns -1 on malformed input. */
-int weft_parse_size(const char *s, size_t *out);
 
 /* ---- lifecycle (core/init.c) ------------------------------------------ */
 int weft_runtime_init(int requested_thread_level, int *provided);

@@ -108,6 +108,7 @@ int weft_runtime_init(int requested, int *provided)
     weft_rt.my_pe = rank;
     weft_rt.n_pes = size;
     weft_rt.boot_up = 1;
+    weft_set_job_abort(weft_boot_abort);
     if (gethostname(weft_rt.hostname, sizeof weft_rt.hostname - 1) != 0)
         strcpy(weft_rt.hostname, "localhost");
     weft_debug("launcher %s: %s; PE %d of %d on %s", weft_boot_name(), weft_boot_reason(), rank,
@@ -199,6 +200,7 @@ void weft_runtime_finalize(void)
     weft_ofi_fini();
     weft_boot_finalize();
     weft_rt.boot_up = 0;
+    weft_set_job_abort(NULL);
     weft_team_fini();
     weft_onnode_fini();
     weft_heap_fini();

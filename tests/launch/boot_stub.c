@@ -1,7 +1,10 @@
 /* boot_stub.c: just enough of the core (errors, tunables) for the launcher
  * tests to link the bootstrap sources on their own, without libweft. */
-#include "core/runtime.h"
+#include "core/error.h"
+#include "core/tunables.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
