@@ -12,7 +12,7 @@
  *   raw_store_rate   8-byte stores into the shared region, windows of 256
  *                    then a full fence (millions per second). msg_rate's
  *                    baseline.
- * Every wait polls the way weft's waits do (src/core/sync.c): WEFT_SPIN_YIELD
+ * Every wait polls the way weft's waits do (src/runtime/sync.c): WEFT_SPIN_YIELD
  * polls (default 64) with a pause, then sched_yield, then 20 us naps after
  * 1000 yields. On an idle machine a ping-pong round is one or two polls, so
  * this is the pure-spin figure; on a loaded one both sides of a ratio give

@@ -1,10 +1,10 @@
 /* fed.c (api) owns the federation extensions of shmemx.h: topology queries
  * and the splits by topology domain and by color.
  *
- * The domain of every PE is known locally (core/topology.c gathered it at
+ * The domain of every PE is known locally (runtime/topology.c gathered it at
  * init), so shmemx_team_split_type communicates only to agree on a scratch
  * slot, and only when some resulting team has two or more PEs. The teams of
- * one split are disjoint, so they all use one slot index (core/team.h).
+ * one split are disjoint, so they all use one slot index (runtime/team.h).
  *
  * shmemx_team_split_color has to learn every parent PE's (color, key): one
  * bitwise-OR reduction over the parent of a vector holding the members'

@@ -56,7 +56,7 @@ static void check_ivar(const char *call, const void *ivar, size_t size)
     weft_sym_resolve_or_die(call, "ivar", ivar, size, &seg, &off);
 }
 
-/* The record the hang report and the finalize check read (core/hang.c). */
+/* The record the hang report and the finalize check read (runtime/hang.c). */
 static void wait_record(const char *call, const void *ivar, size_t size, size_t n, int cmp,
                         const void *value)
 {

@@ -2,7 +2,7 @@
  * strided and 2-D splits, destruction, team contexts and shmem_team_ptr.
  *
  * A split agrees on scratch slots with one AND-reduction of the members'
- * free-slot bitmasks over the parent team (see core/team.h); when none is
+ * free-slot bitmasks over the parent team (see runtime/team.h); when none is
  * free on every parent PE the split fails identically everywhere: nonzero
  * return, SHMEM_TEAM_INVALID, and a message naming the limit. */
 #include <stdlib.h>

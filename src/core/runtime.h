@@ -77,7 +77,7 @@ struct weft_runtime {
     size_t heap_asked;
     struct weft_internal_sym *sym; /* library-private symmetric area */
     char hostname[256];
-    uint64_t *pe_host; /* host identity of every PE (core/node.c) */
+    uint64_t *pe_host; /* host identity of every PE (runtime/node.c) */
     int single_node;   /* every PE of the job is on this host */
     /* The heap ends below the program's lowest page, less than its base
      * alignment away: heap and static data fit one window (onnode.c). */
@@ -138,7 +138,7 @@ static inline void weft_fast_set_bases(char *heap, char *data)
 struct weft_internal_sym {
     uint64_t barrier_flag[WEFT_BARRIER_ROUNDS]; /* dissemination barrier */
     uint64_t barrier_epoch;                      /* private count of barriers */
-    /* core/hang.c, written by peers: a PE entering shmem_finalize posts
+    /* runtime/hang.c, written by peers: a PE entering shmem_finalize posts
      * (its barrier epoch << 24 | its PE + 1); a PE whose wait found no
      * progress for WEFT_HANG_TIMEOUT posts (round << 24 | its PE + 1) to
      * ask for acknowledgements, then (report << 24 | PE + 1) to ask for
@@ -150,7 +150,7 @@ struct weft_internal_sym {
     uint64_t *hang_ack;
 };
 
-/* What the calling thread is blocked in (core/hang.c): set by a wait
+/* What the calling thread is blocked in (runtime/hang.c): set by a wait
  * routine as it starts waiting, cleared when it returns, read only by the
  * slow phase of weft_poll_yield (the hang report, the finalize check). A
  * few plain stores per wait, nothing on the RMA/AMO paths. */
@@ -244,7 +244,7 @@ static inline void weft_sym_resolve_or_die(const char *call, const char *arg, co
         weft_fail_not_symmetric(call, arg, addr, len);
 }
 
-/* ---- lifecycle (core/init.c) ------------------------------------------ */
+/* ---- lifecycle (runtime/init.c) ------------------------------------------ */
 int weft_runtime_init(int requested_thread_level, int *provided);
 /* api/setup.c: shmem_init_thread for callers inside the library (gasnet_init):
  * nesting and the re-initialization refusal included. */
@@ -252,7 +252,7 @@ int weft_api_init_thread(const char *call, int requested, int *provided);
 void weft_runtime_finalize(void);
 WEFT_NORETURN void weft_runtime_global_exit(int status);
 
-/* Host identity of every PE (core/node.c), before the transport starts. */
+/* Host identity of every PE (runtime/node.c), before the transport starts. */
 void weft_node_init(void);
 void weft_node_fini(void);
 /* The state letter of a PE on this host as /proc/<pid>/stat shows it now
@@ -260,7 +260,7 @@ void weft_node_fini(void);
  * *pid; 0 when this PE cannot see it (another host, another pid namespace). */
 char weft_node_peer_state(int pe, long *pid);
 
-/* Internal collective helpers (core/sync.c), usable before teams exist. */
+/* Internal collective helpers (runtime/sync.c), usable before teams exist. */
 void weft_barrier_all_internal(void);
 
 /* Polling helper: every wait loop in the library calls this each spin so

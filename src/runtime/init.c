@@ -20,7 +20,7 @@ static int atexit_registered;
 /* The implicit finalize of a program that leaves without shmem_finalize.
  * After exit(0) (or a return from main) it finalizes as shmem_finalize
  * would; its synchronization is the launcher's barrier and its notice to
- * the peers (core/hang.c), never a barrier a peer's shmem_barrier_all could
+ * the peers (runtime/hang.c), never a barrier a peer's shmem_barrier_all could
  * pair with. After a non-zero exit status it does not wait for anyone: the
  * launcher sees the status and ends the job. */
 static void weft_finalize_at_exit(int status, void *arg)
@@ -186,7 +186,7 @@ void weft_runtime_finalize(void)
     if (!weft_rt.initialized)
         return;
     /* Tell the peers first: one still waiting in a collective we will
-     * never join learns it cannot complete (core/hang.c). */
+     * never join learns it cannot complete (runtime/hang.c). */
     weft_hang_announce_finalize();
     weft_tx_quiet(&weft_ctx_default);
     /* No barrier of ours here: weft_ofi_fini's launcher barrier (with

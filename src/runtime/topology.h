@@ -6,7 +6,7 @@
  * Sources, in order of precedence:
  *  - WEFT_TOPOLOGY set: a simulated machine (nodes/sockets/NUMA/L3 counts
  *    and a placement rule); no communication, no hwloc;
- *  - hwloc (when built with it): node from host identity (core/node.c);
+ *  - hwloc (when built with it): node from host identity (runtime/node.c);
  *    the lowest PE of each node loads the hardware topology once and
  *    publishes the node's NUMA/package/L3 cpusets through the launcher's
  *    key-value store; every PE places its own CPU binding in them and the
