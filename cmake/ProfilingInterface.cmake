@@ -7,7 +7,8 @@
 #         -DOUT_HEADER=<pshmem.h> -P ProfilingInterface.cmake <objects...>
 #
 # The routines are the functions the objects export (global, default
-# visibility), except weft_* (the library's helpers for its own tools). Then
+# visibility), except weftx_info_* (the info interface for weft's own tools,
+# include/weft/info.h) and weft_* (data the public headers name). Then
 #   OUT_OBJECT  the objects linked into one relocatable object in which every
 #               routine is weak: where a tool's definition and weft's meet
 #               in one link, the tool's wins instead of clashing (at run
@@ -69,7 +70,7 @@ file(REMOVE ${symtab})
 set(routines "")
 foreach(line IN LISTS exported)
   string(REGEX REPLACE ".* ([^ ]+)$" "\\1" name "${line}")
-  if(NOT name MATCHES "^weft_")
+  if(NOT name MATCHES "^(weft_|weftx_info_)")
     list(APPEND routines ${name})
   endif()
 endforeach()

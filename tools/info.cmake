@@ -1,9 +1,10 @@
 # weft-info: version, build configuration, libfabric providers, tunables and
-# the transport weft selects. It reads library internals (weft_tunables[],
-# weft_ofi_describe) so it includes src/ and the generated weft_config.h.
+# the transport weft selects. It asks the library through its info interface
+# (include/weft/info.h) and reads the build configuration from the generated
+# weft_config.h; nothing of src/.
 add_executable(weft-info ${CMAKE_CURRENT_LIST_DIR}/weft-info.c)
 target_compile_options(weft-info PRIVATE ${WEFT_WARNINGS})
-target_include_directories(weft-info PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_BINARY_DIR}/src)
+target_include_directories(weft-info PRIVATE ${PROJECT_BINARY_DIR}/src)
 target_link_libraries(weft-info PRIVATE weft PkgConfig::FABRIC weft_traffic_json)
 file(RELATIVE_PATH _weft_info_rpath "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_LIBDIR}")
 set_target_properties(weft-info PROPERTIES INSTALL_RPATH "$ORIGIN/${_weft_info_rpath}")

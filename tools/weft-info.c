@@ -13,10 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bootstrap/bootstrap.h"
-#include "core/runtime.h"
-#include "transport/ofi/ofi.h"
-#include "transport/onnode/onnode.h"
+#include <weft/info.h>
+
 #include "weft_config.h"
 #include "json.h" /* tools/traffic: reading traffic reports */
 
@@ -143,20 +141,17 @@ static int print_providers(void)
 static void print_tunables(void)
 {
     printf("Tunables (environment variables; * = set in this environment):\n");
-    for (int t = 0; t < WEFT_TUN_COUNT; t++) {
-        const struct weft_tunable_desc *d = &weft_tunables[t];
-        int set = weft_tun_is_set((enum weft_tunable_id)t);
-        const char *val = weft_tun_str((enum weft_tunable_id)t);
-        printf("  %c %-24s = %-10s [%s, default \"%s\"]\n", set ? '*' : ' ', d->name,
-               val[0] ? val : "\"\"", d->kind, d->def);
-        printf("        %s\n", d->doc);
+    struct weftx_info_tunable t;
+    for (size_t i = 0; weftx_info_tunable(i, &t) == 0; i++) {
+        printf("  %c %-24s = %-10s [%s, default \"%s\"]\n", t.set ? '*' : ' ', t.name,
+               t.value[0] ? t.value : "\"\"", t.kind, t.def);
+        printf("        %s\n", t.doc);
     }
     printf("Older names, read when the variable they stand for is unset:\n");
-    enum weft_tunable_id id;
-    const char *old;
-    for (size_t a = 0; (old = weft_tun_alias(a, &id)) != NULL; a++) {
+    const char *old, *name;
+    for (size_t a = 0; (old = weftx_info_tunable_alias(a, &name)) != NULL; a++) {
         const char *v = getenv(old);
-        printf("  %c %-24s -> %s\n", v && *v ? '*' : ' ', old, weft_tunables[id].name);
+        printf("  %c %-24s -> %s\n", v && *v ? '*' : ' ', old, name);
     }
 }
 
@@ -237,14 +232,13 @@ int main(int argc, char **argv)
     shmem_init();
     if (shmem_my_pe() == 0) {
         printf("\nweft selected provider: %s (launcher: %s, %d PE%s)\n",
-               weft_ofi_provider_name(), weft_boot_name(), shmem_n_pes(),
+               weftx_info_provider(), weftx_info_launcher(), shmem_n_pes(),
                shmem_n_pes() == 1 ? "" : "s");
-        printf("bootstrap: %s\n", weft_boot_reason());
+        printf("bootstrap: %s\n", weftx_info_launcher_reason());
         if (show & SHOW_TRANSPORT) {
             printf("\nTransport:\n");
             fflush(stdout);
-            weft_ofi_describe(stdout);
-            weft_onnode_describe(stdout);
+            weftx_info_describe_transport(stdout);
         }
         fflush(stdout);
     }

@@ -8,8 +8,6 @@
 
 #include <stddef.h>
 
-#include "../core/error.h" /* WEFT_EXPORT */
-
 #pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
 
 /* Detect the launcher and connect. Fills rank and size (a program started
@@ -17,11 +15,11 @@
 int weft_boot_init(int *rank, int *size);
 
 /* Name of the launcher protocol in use: "pmi1", "pmix", "singleton". */
-WEFT_EXPORT const char *weft_boot_name(void);
+const char *weft_boot_name(void);
 
 /* Why that one was chosen (which variable, which launcher), for
  * SHMEM_DEBUG and weft-info. */
-WEFT_EXPORT const char *weft_boot_reason(void);
+const char *weft_boot_reason(void);
 
 /* This PE's rank among the job's PEs on its node, their number, and the
  * node's number, as the launcher tells them (PMIx); -1 where unknown. */

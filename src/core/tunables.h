@@ -6,7 +6,6 @@
 
 #include <stddef.h>
 
-#include "core/error.h" /* WEFT_EXPORT */
 
 #pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
 
@@ -19,9 +18,9 @@ enum weft_tunable_id {
 struct weft_tunable_desc {
     const char *name, *kind, *def, *doc;
 };
-WEFT_EXPORT extern const struct weft_tunable_desc weft_tunables[WEFT_TUN_COUNT];
+extern const struct weft_tunable_desc weft_tunables[WEFT_TUN_COUNT];
 
-WEFT_EXPORT const char *weft_tun_str(enum weft_tunable_id id);   /* value or default (never NULL) */
+const char *weft_tun_str(enum weft_tunable_id id);   /* value or default (never NULL) */
 long long weft_tun_int(enum weft_tunable_id id);     /* integer, aborts on garbage */
 /* Every int tunable that is set, against its range (at init, so a bad
  * value is refused even on a path that would not read it). */
@@ -29,11 +28,11 @@ void weft_tun_check_ints(void);
 size_t weft_tun_size(enum weft_tunable_id id);       /* with K/M/G suffixes */
 int weft_tun_bool(enum weft_tunable_id id);          /* 1/0 yes/no on/off true/false;
                                                         switch kind: any value but 0/no/off */
-WEFT_EXPORT int weft_tun_is_set(enum weft_tunable_id id);        /* set in the environment */
+int weft_tun_is_set(enum weft_tunable_id id);        /* set in the environment */
 /* The older names (WEFT_TUNABLE_ALIAS): i-th name and the tunable it stands
  * for; NULL past the last. */
-WEFT_EXPORT size_t weft_tun_alias_count(void);
-WEFT_EXPORT const char *weft_tun_alias(size_t i, enum weft_tunable_id *id);
+size_t weft_tun_alias_count(void);
+const char *weft_tun_alias(size_t i, enum weft_tunable_id *id);
 /* Parse "64M" etc.; returns -1 on malformed input. */
 int weft_parse_size(const char *s, size_t *out);
 

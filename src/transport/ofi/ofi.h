@@ -193,8 +193,8 @@ int weft_ofi_can_block(void);
 int weft_ofi_block(uint64_t ns);
 
 /* Introspection for weft-info and SHMEM_INFO. */
-WEFT_EXPORT const char *weft_ofi_provider_name(void);
-WEFT_EXPORT void weft_ofi_describe(FILE *out); /* provider, mr_mode, limits, AMO table */
+const char *weft_ofi_provider_name(void);
+void weft_ofi_describe(FILE *out); /* provider, mr_mode, limits, AMO table */
 /* 1 if a CPU atomic on this PE's own memory is atomic with respect to the
  * atomics peers apply to it through libfabric on type dt. */
 int weft_ofi_amo_cpu_coherent(enum weft_dtype dt);

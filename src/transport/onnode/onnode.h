@@ -66,7 +66,7 @@ int weft_onnode_share_static(void);
  * two exchanges). Needs the topology's node ids and the segments. */
 void weft_onnode_init(void);
 void weft_onnode_fini(void);
-WEFT_EXPORT void weft_onnode_describe(FILE *out);
+void weft_onnode_describe(FILE *out);
 
 /* Address of (seg, off) on PE pe through the direct path, or NULL. */
 static inline char *weft_onnode_addr(int seg, uint64_t off, int pe)

@@ -1,0 +1,48 @@
+/* weft/info.h owns what weft's own tools (weft-info) may ask the library
+ * about itself: the tunables with their values, the launcher and the
+ * transport it chose. Not part of the OpenSHMEM or GASNet interface and
+ * without a compatibility promise; the weftx_info_ prefix keeps these apart
+ * from the library's internals, which are all hidden. */
+#ifndef WEFT_INFO_H
+#define WEFT_INFO_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One tunable (an environment variable weft reads, src/core/tunables.def). */
+struct weftx_info_tunable {
+    const char *name;
+    const char *kind;  /* int, size, bool, switch, string, ... */
+    const char *def;   /* documented default */
+    const char *doc;   /* one line */
+    const char *value; /* in this environment, or the default; never NULL */
+    int set;           /* set in this environment (or through an older name) */
+};
+
+/* Number of tunables; weftx_info_tunable fills *t for 0 <= i < that. */
+size_t weftx_info_tunable_count(void);
+int weftx_info_tunable(size_t i, struct weftx_info_tunable *t); /* 0, or -1 past the end */
+
+/* The i-th older name of a tunable and the name it stands for; NULL past
+ * the last. */
+const char *weftx_info_tunable_alias(size_t i, const char **stands_for);
+
+/* After shmem_init: the launcher protocol ("pmi1", "pmix", "singleton"),
+ * why it was chosen, and the libfabric provider weft selected. */
+const char *weftx_info_launcher(void);
+const char *weftx_info_launcher_reason(void);
+const char *weftx_info_provider(void);
+
+/* After shmem_init: the transport's description (provider, limits, atomic
+ * table, on-node path) on out. */
+void weftx_info_describe_transport(FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,60 @@
+/* info.c owns the info interface (include/weft/info.h): the few questions
+ * weft's own tools ask the library, answered from the tunables, the
+ * bootstrap and the transports, whose own functions stay hidden. */
+#include "weft/info.h"
+
+#include "bootstrap/bootstrap.h"
+#include "core/runtime.h"
+#include "transport/ofi/ofi.h"
+#include "transport/onnode/onnode.h"
+
+#define WEFT_INFO_EXPORT __attribute__((visibility("default")))
+
+WEFT_INFO_EXPORT size_t weftx_info_tunable_count(void)
+{
+    return WEFT_TUN_COUNT;
+}
+
+WEFT_INFO_EXPORT int weftx_info_tunable(size_t i, struct weftx_info_tunable *t)
+{
+    if (i >= WEFT_TUN_COUNT)
+        return -1;
+    const struct weft_tunable_desc *d = &weft_tunables[i];
+    t->name = d->name;
+    t->kind = d->kind;
+    t->def = d->def;
+    t->doc = d->doc;
+    t->value = weft_tun_str((enum weft_tunable_id)i);
+    t->set = weft_tun_is_set((enum weft_tunable_id)i);
+    return 0;
+}
+
+WEFT_INFO_EXPORT const char *weftx_info_tunable_alias(size_t i, const char **stands_for)
+{
+    enum weft_tunable_id id;
+    const char *old = weft_tun_alias(i, &id);
+    if (old && stands_for)
+        *stands_for = weft_tunables[id].name;
+    return old;
+}
+
+WEFT_INFO_EXPORT const char *weftx_info_launcher(void)
+{
+    return weft_boot_name();
+}
+
+WEFT_INFO_EXPORT const char *weftx_info_launcher_reason(void)
+{
+    return weft_boot_reason();
+}
+
+WEFT_INFO_EXPORT const char *weftx_info_provider(void)
+{
+    return weft_ofi_provider_name();
+}
+
+WEFT_INFO_EXPORT void weftx_info_describe_transport(FILE *out)
+{
+    weft_ofi_describe(out);
+    weft_onnode_describe(out);
+}
