@@ -1,9 +1,10 @@
 # oshrun: weft's single-machine launcher, a PMI-1 wire-protocol server
-# (tools/oshrun.c). Included from tools/CMakeLists.txt. It links neither
+# (tools/oshrun.c; the server in tools/oshrun_pmi.c). Included from tools/CMakeLists.txt. It links neither
 # libweft nor libfabric; it reads the tunables list only for the documented
 # default of WEFT_ABORT_TIMEOUT. --traffic (tools/traffic/oshrun-traffic.c)
 # preloads libweft-traffic.so into the PEs, found relative to oshrun.
-add_executable(oshrun ${CMAKE_CURRENT_LIST_DIR}/oshrun.c ${CMAKE_CURRENT_LIST_DIR}/oshrun_handoff.c
+add_executable(oshrun ${CMAKE_CURRENT_LIST_DIR}/oshrun.c ${CMAKE_CURRENT_LIST_DIR}/oshrun_pmi.c
+                      ${CMAKE_CURRENT_LIST_DIR}/oshrun_handoff.c
                       ${CMAKE_CURRENT_LIST_DIR}/traffic/oshrun-traffic.c)
 target_compile_options(oshrun PRIVATE ${WEFT_WARNINGS})
 file(RELATIVE_PATH _oshrun_bin_to_lib "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_LIBDIR}")
