@@ -536,34 +536,34 @@ static int parse_count(const char *s, int *out)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* oshrun's own options (the hand-off has taken jobs on several hosts).
+ * Returns the argv index of the program, with *n the number of PEs, or 0
+ * when oshrun is to exit with *status (help, version, a bad option). */
+static int parse_args(int argc, char **argv, int *n, int *status)
 {
-    /* Several hosts, or a Slurm allocation: another launcher's job. */
-    int handed = oshrun_handoff(argc, argv, prog_name);
-    if (handed >= 0)
-        return handed;
-    int n = 1, i = 1;
+    int i = 1;
+    *n = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
             i++;
             break;
         } else if (strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0 || strcmp(a, "--np") == 0) {
-            if (i + 1 >= argc || parse_count(argv[i + 1], &n) != 0) {
+            if (i + 1 >= argc || parse_count(argv[i + 1], n) != 0) {
                 msg("%s: %s needs a positive number of PEs", prog_name, a);
-                return 2;
+                return *status = 2, 0;
             }
             i++;
         } else if (strcmp(a, "--traffic") == 0 || strncmp(a, "--traffic=", 10) == 0) {
             const char *file = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
             if (oshrun_traffic_setup(prog_name, file) != 0)
-                return 2;
+                return *status = 2, 0;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
-            return 0;
+            return *status = 0, 0;
         } else if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
             printf("oshrun (weft) %s\n", WEFT_VERSION_STRING);
-            return 0;
+            return *status = 0, 0;
         } else if (strcmp(a, "--launcher") == 0) {
             i++; /* "local" (oshrun_handoff checked it) */
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
@@ -572,15 +572,80 @@ int main(int argc, char **argv)
             same_session = 1;
         } else if (a[0] == '-' && a[1]) {
             msg("%s: unknown option '%s' (see %s --help)", prog_name, a, prog_name);
-            return 2;
+            return *status = 2, 0;
         } else {
             break;
         }
     }
     if (i >= argc) {
         usage(stderr);
-        return 2;
+        return *status = 2, 0;
     }
+    return i;
+}
+
+/* The launcher's one loop: signals and exits, the PEs' PMI requests and
+ * the kill deadline, until no PE is left. Returns oshrun's status. */
+static int serve_job(void)
+{
+    for (;;) {
+        handle_signals(); /* reaps on SIGCHLD */
+        if (live_pes() == 0)
+            break;
+
+        int nfd = 0;
+        pfd[nfd].fd = sigpipe_fds[0];
+        pfd[nfd].events = POLLIN;
+        pfd_rank[nfd++] = -1;
+        for (int r = 0; r < npes; r++) {
+            if (pes[r].fd < 0)
+                continue;
+            pfd[nfd].fd = pes[r].fd;
+            pfd[nfd].events = POLLIN | (pes[r].outoff < pes[r].outlen ? POLLOUT : 0);
+            pfd_rank[nfd++] = r;
+        }
+        int timeout = check_stopped();
+        if (tearing_down && !killed) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            double left = (double)(kill_deadline.tv_sec - ts.tv_sec) +
+                          (kill_deadline.tv_nsec - ts.tv_nsec) * 1e-9;
+            if (left <= 0) {
+                signal_all(SIGKILL);
+                killed = 1;
+                continue;
+            }
+            timeout = (int)(left * 1000) + 1;
+        }
+        int rc = poll(pfd, (nfds_t)nfd, timeout);
+        if (rc < 0) {
+            if (errno == EINTR)
+                continue;
+            msg("%s: poll: %s", prog_name, strerror(errno));
+            signal_all(SIGKILL);
+            return 1;
+        }
+        for (int k = 1; k < nfd; k++) {
+            int r = pfd_rank[k];
+            if (pfd[k].revents & POLLOUT)
+                pe_flush(&pes[r]);
+            if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR))
+                pe_read(r);
+        }
+    }
+    return tearing_down ? exit_code : 0;
+}
+
+int main(int argc, char **argv)
+{
+    /* Several hosts, or a Slurm allocation: another launcher's job. */
+    int handed = oshrun_handoff(argc, argv, prog_name);
+    if (handed >= 0)
+        return handed;
+    int n, status;
+    int i = parse_args(argc, argv, &n, &status);
+    if (i == 0)
+        return status;
     char **prog = argv + i;
     npes = n;
     abort_timeout = read_abort_timeout();
@@ -620,52 +685,7 @@ int main(int argc, char **argv)
         }
     }
 
-    for (;;) {
-        handle_signals(); /* reaps on SIGCHLD */
-        if (live_pes() == 0)
-            break;
-
-        int nfd = 0;
-        pfd[nfd].fd = sigpipe_fds[0];
-        pfd[nfd].events = POLLIN;
-        pfd_rank[nfd++] = -1;
-        for (int r = 0; r < npes; r++) {
-            if (pes[r].fd < 0)
-                continue;
-            pfd[nfd].fd = pes[r].fd;
-            pfd[nfd].events = POLLIN | (pes[r].outoff < pes[r].outlen ? POLLOUT : 0);
-            pfd_rank[nfd++] = r;
-        }
-        int timeout = check_stopped();
-        if (tearing_down && !killed) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            double left = (double)(kill_deadline.tv_sec - ts.tv_sec) +
-                          (kill_deadline.tv_nsec - ts.tv_nsec) * 1e-9;
-            if (left <= 0) {
-                signal_all(SIGKILL);
-                killed = 1;
-                continue;
-            }
-            timeout = (int)(left * 1000) + 1;
-        }
-        int rc = poll(pfd, (nfds_t)nfd, timeout);
-        if (rc < 0) {
-            if (errno == EINTR)
-                continue;
-            msg("%s: poll: %s", prog_name, strerror(errno));
-            signal_all(SIGKILL);
-            cleanup();
-            return 1;
-        }
-        for (int k = 1; k < nfd; k++) {
-            int r = pfd_rank[k];
-            if (pfd[k].revents & POLLOUT)
-                pe_flush(&pes[r]);
-            if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR))
-                pe_read(r);
-        }
-    }
+    int rc = serve_job();
     cleanup();
-    return tearing_down ? exit_code : 0;
+    return rc;
 }

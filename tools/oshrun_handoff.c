@@ -94,11 +94,23 @@ static int push(struct argv_b *b, const char *s)
     return 0;
 }
 
-int oshrun_handoff(int argc, char **argv, const char *prog_name)
+/* What oshrun's command line asks of the hand-off. */
+struct handoff_opts {
+    const char *hosts, *hostfile, *launcher, *np_s;
+    long ppn, np;
+    int verbose;
+    int multi; /* --host, --hostfile, -ppn or --map-by: several hosts */
+    int prog;  /* argv index of the program */
+};
+
+/* Reads the options the hand-off cares about. Returns 0, -1 when oshrun's
+ * own parser is to take over (its options, its errors, no program), or 2
+ * after a message about a bad option. */
+static int parse_handoff_args(int argc, char **argv, const char *prog_name,
+                              struct handoff_opts *o)
 {
-    const char *hosts = NULL, *hostfile = NULL, *launcher = "auto", *np_s = NULL;
-    long ppn = 0, np = 1;
-    int verbose = 0, multi = 0, i = 1;
+    *o = (struct handoff_opts){ .launcher = "auto", .np = 1 };
+    int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -106,9 +118,9 @@ int oshrun_handoff(int argc, char **argv, const char *prog_name)
             i++;
             break;
         } else if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--np")) {
-            if (!next || parse_pos(next, &np) != 0)
+            if (!next || parse_pos(next, &o->np) != 0)
                 return -1; /* oshrun's own parser reports it */
-            np_s = next;
+            o->np_s = next;
             i++;
         } else if (!strcmp(a, "--host") || !strcmp(a, "-H") || !strcmp(a, "-host") ||
                    !strcmp(a, "--hosts") || !strcmp(a, "-hosts")) {
@@ -116,8 +128,8 @@ int oshrun_handoff(int argc, char **argv, const char *prog_name)
                 fprintf(stderr, "%s: %s needs a comma-separated list of hosts\n", prog_name, a);
                 return 2;
             }
-            hosts = next;
-            multi = 1;
+            o->hosts = next;
+            o->multi = 1;
             i++;
         } else if (!strcmp(a, "--hostfile") || !strcmp(a, "-hostfile") ||
                    !strcmp(a, "--machinefile") || !strcmp(a, "-machinefile") || !strcmp(a, "-f")) {
@@ -126,26 +138,26 @@ int oshrun_handoff(int argc, char **argv, const char *prog_name)
                         next ? ": " : "", next ? strerror(errno) : "");
                 return 2;
             }
-            hostfile = next;
-            multi = 1;
+            o->hostfile = next;
+            o->multi = 1;
             i++;
         } else if (!strcmp(a, "-ppn") || !strcmp(a, "--ppn") || !strcmp(a, "--npernode") ||
                    !strcmp(a, "-npernode")) {
-            if (!next || parse_pos(next, &ppn) != 0) {
+            if (!next || parse_pos(next, &o->ppn) != 0) {
                 fprintf(stderr, "%s: %s needs a positive number of PEs per node\n", prog_name, a);
                 return 2;
             }
-            multi = 1;
+            o->multi = 1;
             i++;
         } else if (!strcmp(a, "--map-by") || !strcmp(a, "-map-by")) {
             char *end;
-            if (!next || strncmp(next, "ppr:", 4) != 0 || (ppn = strtol(next + 4, &end, 10)) < 1 ||
-                strcmp(end, ":node") != 0) {
+            if (!next || strncmp(next, "ppr:", 4) != 0 ||
+                (o->ppn = strtol(next + 4, &end, 10)) < 1 || strcmp(end, ":node") != 0) {
                 fprintf(stderr, "%s: %s: only ppr:N:node is understood (N PEs per node), not "
                         "'%s'\n", prog_name, a, next ? next : "");
                 return 2;
             }
-            multi = 1;
+            o->multi = 1;
             i++;
         } else if (!strcmp(a, "--launcher")) {
             if (!next || (strcmp(next, "auto") && strcmp(next, "local") && strcmp(next, "hydra") &&
@@ -153,10 +165,10 @@ int oshrun_handoff(int argc, char **argv, const char *prog_name)
                 fprintf(stderr, "%s: --launcher takes auto, local, hydra or srun\n", prog_name);
                 return 2;
             }
-            launcher = next;
+            o->launcher = next;
             i++;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-            verbose = 1;
+            o->verbose = 1;
         } else if (!strcmp(a, "--same-session")) {
             continue; /* oshrun's own (a local job's PEs' session) */
         } else if (a[0] == '-' && a[1]) {
@@ -167,14 +179,73 @@ int oshrun_handoff(int argc, char **argv, const char *prog_name)
     }
     if (i >= argc)
         return -1; /* no program: oshrun's usage */
+    o->prog = i;
+    return 0;
+}
+
+/* srun's command for the job into b (*ok cleared when out of memory);
+ * NULL after a message when there is no srun. */
+static char *srun_command(const struct handoff_opts *o, const char *prog_name, struct argv_b *b,
+                          const char *npbuf, const char *ppnbuf, int *ok)
+{
+    char *exe = find_in_path("srun");
+    if (!exe) {
+        fprintf(stderr, "%s: this job needs srun (Slurm) to start its PEs, and srun is not in "
+                "PATH; weft has no remote launcher of its own (docs/launching.md)\n", prog_name);
+        return NULL;
+    }
+    /* Slurm's pmi2 plugin also answers weft's PMI-1; it needs no PMIx. */
+    *ok &= push(b, exe) == 0 && push(b, "--mpi=pmi2") == 0 && push(b, "-n") == 0 &&
+           push(b, o->np_s ? o->np_s : npbuf) == 0;
+    if (o->ppn)
+        *ok &= push(b, "--ntasks-per-node") == 0 && push(b, ppnbuf) == 0;
+    char *names = o->hosts ? names_only(o->hosts) : NULL;
+    if (o->hosts)
+        *ok &= names && push(b, "-w") == 0 && push(b, names) == 0;
+    if (o->hostfile) {
+        setenv("SLURM_HOSTFILE", o->hostfile, 1);
+        *ok &= push(b, "--distribution=arbitrary") == 0;
+    }
+    return exe;
+}
+
+/* mpiexec.hydra's command for the job into b, as srun_command. */
+static char *hydra_command(const struct handoff_opts *o, const char *prog_name, struct argv_b *b,
+                           const char *npbuf, const char *ppnbuf, int *ok)
+{
+    char *exe = find_in_path("mpiexec.hydra");
+    if (!exe) {
+        fprintf(stderr, "%s: a job on several hosts (--host, --hostfile, -ppn, --map-by) "
+                "needs MPICH's mpiexec.hydra (Debian package mpich) or srun inside a Slurm "
+                "allocation to start its PEs, and neither is available; weft has no remote "
+                "launcher of its own (docs/launching.md)\n", prog_name);
+        return NULL;
+    }
+    *ok &= push(b, exe) == 0;
+    if (o->hosts)
+        *ok &= push(b, "-hosts") == 0 && push(b, o->hosts) == 0;
+    if (o->hostfile)
+        *ok &= push(b, "-f") == 0 && push(b, o->hostfile) == 0;
+    if (o->ppn)
+        *ok &= push(b, "-ppn") == 0 && push(b, ppnbuf) == 0;
+    *ok &= push(b, "-n") == 0 && push(b, o->np_s ? o->np_s : npbuf) == 0;
+    return exe;
+}
+
+int oshrun_handoff(int argc, char **argv, const char *prog_name)
+{
+    struct handoff_opts o;
+    int rc = parse_handoff_args(argc, argv, prog_name, &o);
+    if (rc != 0)
+        return rc;
 
     const char *job = getenv("SLURM_JOB_ID");
     int in_alloc = job && *job && !getenv("SLURM_STEP_ID");
-    const char *use = launcher;
+    const char *use = o.launcher;
     if (!strcmp(use, "auto"))
-        use = in_alloc ? "srun" : multi ? "hydra" : "local";
+        use = in_alloc ? "srun" : o.multi ? "hydra" : "local";
     if (!strcmp(use, "local")) {
-        if (multi) {
+        if (o.multi) {
             fprintf(stderr, "%s: --launcher local runs on this machine only; --host, --hostfile, "
                     "-ppn and --map-by need hydra or srun\n", prog_name);
             return 2;
@@ -184,54 +255,20 @@ int oshrun_handoff(int argc, char **argv, const char *prog_name)
 
     struct argv_b b = {0};
     char npbuf[32], ppnbuf[32];
-    snprintf(npbuf, sizeof npbuf, "%ld", np);
-    snprintf(ppnbuf, sizeof ppnbuf, "%ld", ppn);
-    char *exe;
+    snprintf(npbuf, sizeof npbuf, "%ld", o.np);
+    snprintf(ppnbuf, sizeof ppnbuf, "%ld", o.ppn);
     int ok = 1;
-    if (!strcmp(use, "srun")) {
-        exe = find_in_path("srun");
-        if (!exe) {
-            fprintf(stderr, "%s: this job needs srun (Slurm) to start its PEs, and srun is not in "
-                    "PATH; weft has no remote launcher of its own (docs/launching.md)\n", prog_name);
-            return 2;
-        }
-        /* Slurm's pmi2 plugin also answers weft's PMI-1; it needs no PMIx. */
-        ok &= push(&b, exe) == 0 && push(&b, "--mpi=pmi2") == 0 && push(&b, "-n") == 0 &&
-              push(&b, np_s ? np_s : npbuf) == 0;
-        if (ppn)
-            ok &= push(&b, "--ntasks-per-node") == 0 && push(&b, ppnbuf) == 0;
-        char *names = hosts ? names_only(hosts) : NULL;
-        if (hosts)
-            ok &= names && push(&b, "-w") == 0 && push(&b, names) == 0;
-        if (hostfile) {
-            setenv("SLURM_HOSTFILE", hostfile, 1);
-            ok &= push(&b, "--distribution=arbitrary") == 0;
-        }
-    } else {
-        exe = find_in_path("mpiexec.hydra");
-        if (!exe) {
-            fprintf(stderr, "%s: a job on several hosts (--host, --hostfile, -ppn, --map-by) "
-                    "needs MPICH's mpiexec.hydra (Debian package mpich) or srun inside a Slurm "
-                    "allocation to start its PEs, and neither is available; weft has no remote "
-                    "launcher of its own (docs/launching.md)\n", prog_name);
-            return 2;
-        }
-        ok &= push(&b, exe) == 0;
-        if (hosts)
-            ok &= push(&b, "-hosts") == 0 && push(&b, hosts) == 0;
-        if (hostfile)
-            ok &= push(&b, "-f") == 0 && push(&b, hostfile) == 0;
-        if (ppn)
-            ok &= push(&b, "-ppn") == 0 && push(&b, ppnbuf) == 0;
-        ok &= push(&b, "-n") == 0 && push(&b, np_s ? np_s : npbuf) == 0;
-    }
-    for (int k = i; ok && k < argc; k++)
+    char *exe = !strcmp(use, "srun") ? srun_command(&o, prog_name, &b, npbuf, ppnbuf, &ok)
+                                     : hydra_command(&o, prog_name, &b, npbuf, ppnbuf, &ok);
+    if (!exe)
+        return 2;
+    for (int k = o.prog; ok && k < argc; k++)
         ok &= push(&b, argv[k]) == 0;
     if (!ok) {
         fprintf(stderr, "%s: out of memory\n", prog_name);
         return 1;
     }
-    if (verbose || (getenv("WEFT_DEBUG") && strcmp(getenv("WEFT_DEBUG"), "0"))) {
+    if (o.verbose || (getenv("WEFT_DEBUG") && strcmp(getenv("WEFT_DEBUG"), "0"))) {
         fprintf(stderr, "%s: handing the job to", prog_name);
         for (int k = 0; k < b.n; k++)
             fprintf(stderr, " %s", b.v[k]);

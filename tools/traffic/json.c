@@ -433,6 +433,57 @@ static char *tr_slurp(const char *path, char *err, size_t errlen)
     return buf;
 }
 
+/* The per-PE records of a report ("pes") into d, whose arrays are sized. */
+static void tr_load_pes(struct tr_check *c, struct tr_data *d, const struct tj *pes, uint64_t n)
+{
+    for (size_t i = 0; i < n && !c->failed; i++) {
+        const struct tj *p = &pes->items[i];
+        char where[64];
+        snprintf(where, sizeof where, "pes[%zu]", i);
+        if (tr_uint(c, tj_member(p, "pe"), where) != i) {
+            tr_bad(c, "%s: \"pe\" is not %zu", where, i);
+            break;
+        }
+        const struct tj *host = tr_need(c, p, "host", TJ_STRING, where);
+        if (host)
+            d->hosts[i] = strdup(host->string);
+        d->elapsed_ns[i] = tr_uint(c, tj_member(p, "elapsed_ns"), where);
+        tr_uints(c, tj_member(p, "calls"), (size_t)d->nkinds, &d->calls[i * (size_t)d->nkinds],
+                 where);
+        tr_uints(c, tj_member(p, "wait_ns"), (size_t)d->nwaits,
+                 &d->wait_ns[i * (size_t)d->nwaits], where);
+        tr_uints(c, tj_member(p, "wait_calls"), (size_t)d->nwaits,
+                 &d->wait_calls[i * (size_t)d->nwaits], where);
+    }
+}
+
+/* The per-pair counts of a report ("cells") into d: each pair at most once. */
+static void tr_load_cells(struct tr_check *c, struct tr_data *d, const struct tj *cells,
+                          uint64_t n)
+{
+    for (size_t i = 0; i < cells->n && !c->failed; i++) {
+        const struct tj *cell = &cells->items[i];
+        char where[64];
+        snprintf(where, sizeof where, "cells[%zu]", i);
+        uint64_t from = tr_uint(c, tj_member(cell, "from"), where);
+        uint64_t to = tr_uint(c, tj_member(cell, "to"), where);
+        if (c->failed || from >= n || to >= n) {
+            tr_bad(c, "%s: \"from\" or \"to\" is not a PE of the job", where);
+            break;
+        }
+        size_t at = ((size_t)from * (size_t)n + (size_t)to) * (size_t)d->nkinds;
+        for (int k = 0; k < d->nkinds; k++) {
+            if (d->ops[at + (size_t)k] || d->bytes[at + (size_t)k]) {
+                tr_bad(c, "%s: the pair %llu -> %llu is listed twice", where,
+                       (unsigned long long)from, (unsigned long long)to);
+                break;
+            }
+        }
+        tr_uints(c, tj_member(cell, "ops"), (size_t)d->nkinds, &d->ops[at], where);
+        tr_uints(c, tj_member(cell, "bytes"), (size_t)d->nkinds, &d->bytes[at], where);
+    }
+}
+
 int tr_data_load(const char *path, struct tr_data *d, char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
@@ -492,46 +543,9 @@ int tr_data_load(const char *path, struct tr_data *d, char *err, size_t errlen)
         tr_bad(&c, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < n && !c.failed; i++) {
-        const struct tj *p = &pes->items[i];
-        char where[64];
-        snprintf(where, sizeof where, "pes[%zu]", i);
-        if (tr_uint(&c, tj_member(p, "pe"), where) != i) {
-            tr_bad(&c, "%s: \"pe\" is not %zu", where, i);
-            break;
-        }
-        const struct tj *host = tr_need(&c, p, "host", TJ_STRING, where);
-        if (host)
-            d->hosts[i] = strdup(host->string);
-        d->elapsed_ns[i] = tr_uint(&c, tj_member(p, "elapsed_ns"), where);
-        tr_uints(&c, tj_member(p, "calls"), (size_t)d->nkinds, &d->calls[i * (size_t)d->nkinds],
-                 where);
-        tr_uints(&c, tj_member(p, "wait_ns"), (size_t)d->nwaits,
-                 &d->wait_ns[i * (size_t)d->nwaits], where);
-        tr_uints(&c, tj_member(p, "wait_calls"), (size_t)d->nwaits,
-                 &d->wait_calls[i * (size_t)d->nwaits], where);
-    }
-    for (size_t i = 0; i < cells->n && !c.failed; i++) {
-        const struct tj *cell = &cells->items[i];
-        char where[64];
-        snprintf(where, sizeof where, "cells[%zu]", i);
-        uint64_t from = tr_uint(&c, tj_member(cell, "from"), where);
-        uint64_t to = tr_uint(&c, tj_member(cell, "to"), where);
-        if (c.failed || from >= n || to >= n) {
-            tr_bad(&c, "%s: \"from\" or \"to\" is not a PE of the job", where);
-            break;
-        }
-        size_t at = ((size_t)from * (size_t)n + (size_t)to) * (size_t)d->nkinds;
-        for (int k = 0; k < d->nkinds; k++) {
-            if (d->ops[at + (size_t)k] || d->bytes[at + (size_t)k]) {
-                tr_bad(&c, "%s: the pair %llu -> %llu is listed twice", where,
-                       (unsigned long long)from, (unsigned long long)to);
-                break;
-            }
-        }
-        tr_uints(&c, tj_member(cell, "ops"), (size_t)d->nkinds, &d->ops[at], where);
-        tr_uints(&c, tj_member(cell, "bytes"), (size_t)d->nkinds, &d->bytes[at], where);
-    }
+    tr_load_pes(&c, d, pes, n);
+    if (!c.failed)
+        tr_load_cells(&c, d, cells, n);
 out:
     tj_free(doc);
     if (c.failed) {
