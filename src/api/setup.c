@@ -5,6 +5,7 @@
 
 #include "../runtime/team.h"
 #include "api.h"
+#include "runtime/lifecycle.h"
 
 /* OpenSHMEM 1.6 lets initialization calls nest: each needs its own
  * shmem_finalize and only the last finalize tears the library down. This

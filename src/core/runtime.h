@@ -171,14 +171,6 @@ struct weft_wait_rec {
     uint64_t want;
 };
 extern __thread struct weft_wait_rec weft_wait __attribute__((tls_model("initial-exec")));
-/* The slow phase of a wait (sync.c calls it once a wait has spun past its
- * budget): notices the launcher's death, a peer that finalized under a
- * collective we wait in, and hangs (WEFT_HANG_TIMEOUT). */
-void weft_wait_slow(unsigned spins);
-/* Init (collective: allocates the acknowledgement array) and finalize's
- * announcement to the peers. */
-void weft_hang_init(void);
-void weft_hang_announce_finalize(void);
 
 /* Largest object the fast path's single bounds compare covers. */
 #define WEFT_FAST_MAX 64
@@ -244,34 +236,23 @@ static inline void weft_sym_resolve_or_die(const char *call, const char *arg, co
         weft_fail_not_symmetric(call, arg, addr, len);
 }
 
-/* ---- lifecycle (runtime/init.c) ------------------------------------------ */
-int weft_runtime_init(int requested_thread_level, int *provided);
 /* api/setup.c: shmem_init_thread for callers inside the library (gasnet_init):
  * nesting and the re-initialization refusal included. */
 int weft_api_init_thread(const char *call, int requested, int *provided);
-void weft_runtime_finalize(void);
-WEFT_NORETURN void weft_runtime_global_exit(int status);
 
-/* Host identity of every PE (runtime/node.c), before the transport starts. */
-void weft_node_init(void);
-void weft_node_fini(void);
-/* The state letter of a PE on this host as /proc/<pid>/stat shows it now
- * (R, S, D: running or sleeping; T, t: stopped; Z or X: exited), its pid in
- * *pid; 0 when this PE cannot see it (another host, another pid namespace). */
-char weft_node_peer_state(int pe, long *pid);
-
-/* Internal collective helpers (runtime/sync.c), usable before teams exist. */
-void weft_barrier_all_internal(void);
-
+/* ---- waiting: defined by the runtime (runtime/sync.c) ------------------
+ * Declared here, below every layer, because every layer's wait loops
+ * (the transports' counter waits, the message engine's, the APIs') call
+ * them; the runtime's own calls are in runtime/lifecycle.h. */
 /* Polling helper: every wait loop in the library calls this each spin so
  * progress happens and oversubscribed PEs yield the CPU after a short spin. */
 void weft_poll_yield(unsigned *spins);
-/* 1 if this host runs more of the job's PEs than it has CPUs. Needs the
- * host identities (weft_node_init). */
-int weft_host_oversubscribed(void);
 /* 1 if waiting PEs that serve nobody may nap (sync.c): the host is
  * oversubscribed and WEFT_IDLE_NAP is not 0. */
 int weft_idle_naps_possible(void);
+/* A barrier of all PEs usable before teams exist (the message engine's
+ * set-up waits in it too). */
+void weft_barrier_all_internal(void);
 
 /* Symmetric heap allocator (core/heap.c). All collective callers pass the
  * same sizes in the same order so offsets agree on every PE. */

@@ -12,6 +12,7 @@
 
 #include "gasnet_internal.h"
 #include "weft_gasnet_dispatch.h"
+#include "runtime/lifecycle.h"
 
 struct weft_gn_state weft_gn;
 __thread struct weft_gasnet_token *weft_gn_cur __attribute__((tls_model("initial-exec")));

@@ -18,6 +18,7 @@
 #include "../transport/transport.h"
 #include "../core/runtime.h"
 #include "team.h"
+#include "runtime/lifecycle.h"
 
 __thread struct weft_wait_rec weft_wait __attribute__((tls_model("initial-exec")));
 

@@ -14,6 +14,7 @@
 #include "team.h"
 #include "topology.h"
 #include "weft_config.h"
+#include "runtime/lifecycle.h"
 
 static int atexit_registered;
 

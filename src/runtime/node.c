@@ -12,6 +12,7 @@
 
 #include "../bootstrap/bootstrap.h"
 #include "../core/runtime.h"
+#include "runtime/lifecycle.h"
 
 static uint64_t fnv1a(uint64_t h, const char *s)
 {

@@ -8,6 +8,7 @@
 
 #include "../transport/transport.h"
 #include "../core/runtime.h"
+#include "runtime/lifecycle.h"
 
 /* How long a waiting PE spins before it yields. A fixed WEFT_SPIN_YIELD
  * if set. Otherwise adaptive, between 64 polls and a ceiling of 20000

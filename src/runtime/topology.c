@@ -14,6 +14,7 @@
 #include "../core/runtime.h"
 #include "topology.h"
 #include "weft_config.h"
+#include "runtime/lifecycle.h"
 
 #if WEFT_HAVE_HWLOC
 #include <hwloc.h>

@@ -1,0 +1,40 @@
+/* lifecycle.h owns the runtime's own entry points: init and finalize of
+ * the whole library (init.c), the host identities (node.c), the hang
+ * report's set-up and a wait's slow phase (hang.c), and the host's load
+ * (sync.c). The APIs start and end the library through it. */
+#ifndef WEFT_LIFECYCLE_H
+#define WEFT_LIFECYCLE_H
+
+#include "core/runtime.h"
+
+#pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
+
+/* ---- lifecycle (runtime/init.c) ---------------------------------------- */
+int weft_runtime_init(int requested_thread_level, int *provided);
+void weft_runtime_finalize(void);
+WEFT_NORETURN void weft_runtime_global_exit(int status);
+
+/* Host identity of every PE (runtime/node.c), before the transport starts. */
+void weft_node_init(void);
+void weft_node_fini(void);
+/* The state letter of a PE on this host as /proc/<pid>/stat shows it now
+ * (R, S, D: running or sleeping; T, t: stopped; Z or X: exited), its pid in
+ * *pid; 0 when this PE cannot see it (another host, another pid namespace). */
+char weft_node_peer_state(int pe, long *pid);
+
+/* 1 if this host runs more of the job's PEs than it has CPUs. Needs the
+ * host identities (weft_node_init). */
+int weft_host_oversubscribed(void);
+
+/* The slow phase of a wait (sync.c calls it once a wait has spun past its
+ * budget): notices the launcher's death, a peer that finalized under a
+ * collective we wait in, and hangs (WEFT_HANG_TIMEOUT). */
+void weft_wait_slow(unsigned spins);
+/* Init (collective: allocates the acknowledgement array) and finalize's
+ * announcement to the peers. */
+void weft_hang_init(void);
+void weft_hang_announce_finalize(void);
+
+#pragma GCC visibility pop
+
+#endif
