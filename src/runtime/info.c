@@ -5,8 +5,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "core/runtime.h"
-#include "transport/ofi/ofi.h"
-#include "transport/onnode/onnode.h"
+#include "transport/transport.h"
 
 #define WEFT_INFO_EXPORT __attribute__((visibility("default")))
 
