@@ -8,7 +8,8 @@
 #
 # The routines are the functions the objects export (global, default
 # visibility), except weftx_info_* (the info interface for weft's own tools,
-# include/weft/info.h) and weft_* (data the public headers name). Then
+# include/weft/info.h) and weft_* (the names the public headers' macros expand
+# to). Then
 #   OUT_OBJECT  the objects linked into one relocatable object in which every
 #               routine is weak: where a tool's definition and weft's meet
 #               in one link, the tool's wins instead of clashing (at run
