@@ -12,8 +12,9 @@
 #define WEFT_NORETURN __attribute__((noreturn))
 #define WEFT_PRINTF(a, b) __attribute__((format(printf, a, b)))
 /* The library is built with -fvisibility=hidden (calls and data inside it
- * bind directly, no PLT/GOT); the few internals that weft's own tools call
- * are exported with this. */
+ * bind directly, no PLT/GOT); what the public headers name (the default
+ * context, the predefined teams) and the info interface for weft's own
+ * tools (runtime/info.c) are exported with this. */
 #define WEFT_EXPORT __attribute__((visibility("default")))
 
 /* Print "weft: PE n: call: message" and abort the whole job (non-zero exit,

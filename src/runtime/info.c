@@ -1,20 +1,20 @@
 /* info.c owns the info interface (include/weft/info.h): the few questions
  * weft's own tools ask the library, answered from the tunables, the
  * bootstrap and the transports, whose own functions stay hidden. */
-#include "weft/info.h"
+#include <weft/info.h>
 
 #include "bootstrap/bootstrap.h"
 #include "core/runtime.h"
 #include "transport/transport.h"
 
-#define WEFT_INFO_EXPORT __attribute__((visibility("default")))
-
-WEFT_INFO_EXPORT size_t weftx_info_tunable_count(void)
+/* The only functions of libweft exported besides the OpenSHMEM and GASNet
+ * interfaces (WEFT_EXPORT: the library is built -fvisibility=hidden). */
+WEFT_EXPORT size_t weftx_info_tunable_count(void)
 {
     return WEFT_TUN_COUNT;
 }
 
-WEFT_INFO_EXPORT int weftx_info_tunable(size_t i, struct weftx_info_tunable *t)
+WEFT_EXPORT int weftx_info_tunable(size_t i, struct weftx_info_tunable *t)
 {
     if (i >= WEFT_TUN_COUNT)
         return -1;
@@ -28,7 +28,7 @@ WEFT_INFO_EXPORT int weftx_info_tunable(size_t i, struct weftx_info_tunable *t)
     return 0;
 }
 
-WEFT_INFO_EXPORT const char *weftx_info_tunable_alias(size_t i, const char **stands_for)
+WEFT_EXPORT const char *weftx_info_tunable_alias(size_t i, const char **stands_for)
 {
     enum weft_tunable_id id;
     const char *old = weft_tun_alias(i, &id);
@@ -37,22 +37,22 @@ WEFT_INFO_EXPORT const char *weftx_info_tunable_alias(size_t i, const char **sta
     return old;
 }
 
-WEFT_INFO_EXPORT const char *weftx_info_launcher(void)
+WEFT_EXPORT const char *weftx_info_launcher(void)
 {
     return weft_boot_name();
 }
 
-WEFT_INFO_EXPORT const char *weftx_info_launcher_reason(void)
+WEFT_EXPORT const char *weftx_info_launcher_reason(void)
 {
     return weft_boot_reason();
 }
 
-WEFT_INFO_EXPORT const char *weftx_info_provider(void)
+WEFT_EXPORT const char *weftx_info_provider(void)
 {
     return weft_ofi_provider_name();
 }
 
-WEFT_INFO_EXPORT void weftx_info_describe_transport(FILE *out)
+WEFT_EXPORT void weftx_info_describe_transport(FILE *out)
 {
     weft_ofi_describe(out);
     weft_onnode_describe(out);
