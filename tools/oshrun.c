@@ -57,7 +57,7 @@ static const struct {
     const char *name, *def;
 } tunables[] = {
 #define WEFT_TUNABLE(id, name, kind, def, doc) { name, def },
-#include "tunables.def"
+#include "core/tunables.def"
 #undef WEFT_TUNABLE
 };
 

@@ -11,6 +11,6 @@ file(RELATIVE_PATH _oshrun_bin_to_lib "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_IN
 target_compile_definitions(oshrun PRIVATE WEFT_VERSION_STRING="${PROJECT_VERSION}"
                            WEFT_TRAFFIC_BIN_TO_LIB="${_oshrun_bin_to_lib}"
                            WEFT_TRAFFIC_BUILD_LIBDIR="${CMAKE_LIBRARY_OUTPUT_DIRECTORY}")
-target_include_directories(oshrun PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../src/core
+target_include_directories(oshrun PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../src
                            ${CMAKE_CURRENT_LIST_DIR}/traffic)
 install(TARGETS oshrun RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../transport/ofi/ofi_msg.h"
-#include "../transport/transport.h"
-#include "am.h"
+#include "transport/ofi/ofi_msg.h"
+#include "transport/transport.h"
+#include "am/am.h"
 
 static struct {
     struct ame_area *mine;   /* this PE's area */

@@ -35,8 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/runtime.h"
-#include "../transport/ofi/ofi_msg.h"
+#include "core/runtime.h"
+#include "transport/ofi/ofi_msg.h"
 
 #pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
 

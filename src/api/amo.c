@@ -1,7 +1,7 @@
 /* amo.c owns the OpenSHMEM atomic memory operations: standard, extended
  * and bitwise, fetching and not, blocking and non-blocking, with context
  * forms, generated from the AMO type tables; plus the deprecated names. */
-#include "api.h"
+#include "api/api.h"
 
 /* Fetching AMO returning the old value. */
 #define WEFT_AMO_FETCHING(CALL, CTX, OP, D, T, DEST, OPERAND, COMPARE, PE)                \

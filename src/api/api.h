@@ -8,9 +8,9 @@
 #include <shmem.h>
 #include <string.h>
 
-#include "../core/runtime.h"
-#include "../runtime/team.h"
-#include "../transport/transport.h"
+#include "core/runtime.h"
+#include "runtime/team.h"
+#include "transport/transport.h"
 
 /* ---- routines shared between public names ----------------------------------
  * A profiling tool may replace any public name (docs/profiling.md), so the

@@ -15,7 +15,7 @@
 #include <inttypes.h>
 #include <shmemx.h>
 
-#include "sym_block.h"
+#include "api/sym_block.h"
 
 /* The symmetric block behind a shmemx_oct_t, one cache line. Peers touch
  * reserved and arrived only; the rest is this PE's own description of the

@@ -15,8 +15,8 @@
 #ifndef WEFT_API_COLL_H
 #define WEFT_API_COLL_H
 
-#include "../runtime/team.h"
-#include "api.h"
+#include "runtime/team.h"
+#include "api/api.h"
 
 typedef void (*weft_red_fn)(void *out, const void *a, const void *b, size_t n);
 

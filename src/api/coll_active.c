@@ -7,7 +7,7 @@
  * the caller's pSync (see coll.h): every long is back at SHMEM_SYNC_VALUE
  * on return, and consecutive barriers on one pSync need nothing between
  * them. pWrk is accepted and never touched (the reduction works in dest). */
-#include "coll_ops.h"
+#include "api/coll_ops.h"
 
 #define ASET_BEGIN(call)                                                                   \
     struct weft_coll c;                                                                    \

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
+#include "api/coll.h"
 
 #define WEFT_BCAST_CHUNK ((size_t)64 * 1024) /* smallest pipelining unit of broadcasts */
 #define WEFT_TREE_CHUNK ((size_t)16 * 1024)  /* get unit of the active-set reduction */

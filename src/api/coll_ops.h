@@ -5,7 +5,7 @@
 #ifndef WEFT_API_COLL_OPS_H
 #define WEFT_API_COLL_OPS_H
 
-#include "coll.h"
+#include "api/coll.h"
 
 #define WEFT_RED_KERNEL(N, T, OP, EXPR)                                                   \
     static inline void weft_red_##N##_##OP(void *out, const void *a, const void *b,       \

@@ -4,7 +4,7 @@
  * coll_engine.c. Return values: 0, or -1 for SHMEM_TEAM_INVALID. */
 #include <string.h>
 
-#include "coll_ops.h"
+#include "api/coll_ops.h"
 
 /* The symmetric arguments are checked on every PE even when nothing moves,
  * so a wrong address fails the same way at every size. */

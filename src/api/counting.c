@@ -25,7 +25,7 @@
  * applied there). */
 #include <shmemx.h>
 
-#include "sym_block.h"
+#include "api/sym_block.h"
 
 /* The symmetric block behind a shmemx_ct_t, one cache line so that two
  * counters never share one. count is the only word peers touch. */

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../runtime/topology.h"
-#include "coll_ops.h"
+#include "runtime/topology.h"
+#include "api/coll_ops.h"
 
 static enum weft_topo_type topo_type(const char *call, int type)
 {

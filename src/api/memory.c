@@ -4,7 +4,7 @@
  * a PE from touching memory a peer has not allocated yet (or freed). */
 #include <string.h>
 
-#include "api.h"
+#include "api/api.h"
 
 /* zero: clear the block before the closing barrier, so a peer's put made
  * right after the call returns is never wiped. */

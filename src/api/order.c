@@ -3,8 +3,8 @@
  * deprecated cache-control no-ops. */
 #include <stdlib.h>
 
-#include "../runtime/team.h"
-#include "api.h"
+#include "runtime/team.h"
+#include "api/api.h"
 
 struct weft_ctx weft_ctx_default;
 

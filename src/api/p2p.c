@@ -4,7 +4,7 @@
  * size, signedness); the typed routines are generated around it. */
 #include <stdint.h>
 
-#include "api.h"
+#include "api/api.h"
 
 enum p2p_mode { P2P_ALL, P2P_ANY, P2P_SOME };
 

@@ -1,6 +1,6 @@
 /* pe_quiet.c owns shmem_pe_quiet and shmem_ctx_pe_quiet (OpenSHMEM 1.6):
  * completion of the operations issued to a list of PEs. */
-#include "api.h"
+#include "api/api.h"
 
 /* The transports count completions per context, not per peer, so a
  * per-PE quiet completes the whole context: a superset of what was asked,

@@ -1,7 +1,7 @@
 /* profiling.c owns shmem_pcontrol, the one routine of the profiling
  * interface; the p-names of every routine are given at link time
  * (cmake/ProfilingInterface.cmake, docs/profiling.md). */
-#include "api.h"
+#include "api/api.h"
 
 /* The request is for a profiling tool that defines shmem_pcontrol; without
  * one there is nothing to enable, disable or flush. It does not need an

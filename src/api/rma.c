@@ -1,7 +1,7 @@
 /* rma.c owns the OpenSHMEM RMA routines (put, get, p, g, their nbi and
  * strided forms, sized and mem variants), each with its context form,
  * generated from the type tables in weft/types.h. */
-#include "api.h"
+#include "api/api.h"
 
 #define WEFT_DEF_RMA(N, T, D, G)                                                          \
     void shmem_ctx_##N##_put(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,    \

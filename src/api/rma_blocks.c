@@ -8,7 +8,7 @@
  * pieces larger than a message), so both directions are one weft_tx_iput
  * or weft_tx_iget and inherit its completion: ibput returns once source is
  * reusable, ibget once dest holds the data. */
-#include "api.h"
+#include "api/api.h"
 
 static void block_transfer(const char *call, shmem_ctx_t ctx, int is_put, void *dest,
                            const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t elem,

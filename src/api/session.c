@@ -1,6 +1,6 @@
 /* session.c owns the OpenSHMEM 1.6 communication sessions,
  * shmem_ctx_session_start and shmem_ctx_session_stop. */
-#include "api.h"
+#include "api/api.h"
 
 /* Sessions are hints that may not change any completion or ordering
  * semantics; weft has no batching to switch on yet, so both routines only

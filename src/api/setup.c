@@ -3,8 +3,8 @@
  * version, and their deprecated names (start_pes, _my_pe, _num_pes). */
 #include <string.h>
 
-#include "../runtime/team.h"
-#include "api.h"
+#include "runtime/team.h"
+#include "api/api.h"
 #include "runtime/lifecycle.h"
 
 /* OpenSHMEM 1.6 lets initialization calls nest: each needs its own

@@ -15,7 +15,7 @@
  * messages in order, else a quiet (ofi_rma.c says how both cover native
  * atomics, the software message engine and the calling PE's own memory).
  * A zero-length put-with-signal has no data to order, so no fence. */
-#include "api.h"
+#include "api/api.h"
 
 static enum weft_amo_op signal_update_op(const char *call, int sig_op)
 {

@@ -6,7 +6,7 @@
 #ifndef WEFT_SYM_BLOCK_H
 #define WEFT_SYM_BLOCK_H
 
-#include "api.h"
+#include "api/api.h"
 
 #define WEFT_SYM_BLOCK 64
 

@@ -7,7 +7,7 @@
  * return, SHMEM_TEAM_INVALID, and a message naming the limit. */
 #include <stdlib.h>
 
-#include "coll_ops.h"
+#include "api/coll_ops.h"
 
 int shmem_team_my_pe(shmem_team_t team)
 {

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 /* Floating-point add has no CPU instruction: a compare-exchange loop on the
  * bit pattern. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 int weft_debug_enabled;
 

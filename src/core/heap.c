@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 #define WEFT_HEAP_MIN_ALIGN 64 /* cache line: no false sharing between objects */
 /* Every PE's heap starts at an address aligned to this, so aligning an

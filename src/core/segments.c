@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 struct data_seg_search {
     uintptr_t lo, hi;

@@ -1,6 +1,6 @@
 /* state.c owns the process-wide runtime state and the names of the atomic
  * vocabulary used in messages and by weft-info. */
-#include "runtime.h"
+#include "core/runtime.h"
 
 struct weft_runtime weft_rt = {
     .my_pe = 0,

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "runtime.h"
+#include "core/runtime.h"
 
 const struct weft_tunable_desc weft_tunables[WEFT_TUN_COUNT] = {
 #define WEFT_TUNABLE(id, name, kind, def, doc) {name, kind, def, doc},
-#include "tunables.def"
+#include "core/tunables.def"
 #undef WEFT_TUNABLE
 };
 
@@ -22,7 +22,7 @@ static const struct {
     enum weft_tunable_id id;
 } aliases[] = {
 #define WEFT_TUNABLE_ALIAS(old_name, id) {old_name, WEFT_TUN_##id},
-#include "tunables.def"
+#include "core/tunables.def"
 #undef WEFT_TUNABLE_ALIAS
 };
 #define N_ALIASES (sizeof aliases / sizeof *aliases)
@@ -150,7 +150,7 @@ static const struct {
 } int_range[WEFT_TUN_COUNT] = {
 #define WEFT_TUNABLE(id, name, kind, def, doc)
 #define WEFT_TUNABLE_RANGE(id, lo, hi) [WEFT_TUN_##id] = {1, lo, hi},
-#include "tunables.def"
+#include "core/tunables.def"
 #undef WEFT_TUNABLE_RANGE
 #undef WEFT_TUNABLE
 };

@@ -8,7 +8,7 @@
  * of wait against its own notify are per node, as the specification says.
  * Two consecutive barriers never overlap by more than one phase, so the
  * incoming messages are kept per phase parity. */
-#include "gasnet_internal.h"
+#include "gasnet/gasnet_internal.h"
 
 #define ROUNDS 32
 #define B_NAMED 1    /* some node's notify was named: id is valid */

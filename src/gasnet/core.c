@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "gasnet_internal.h"
+#include "gasnet/gasnet_internal.h"
 #include "weft_gasnet_dispatch.h"
 #include "runtime/lifecycle.h"
 

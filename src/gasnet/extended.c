@@ -11,7 +11,7 @@
  * handle is a quiet (completing more than asked is allowed). */
 #include <string.h>
 
-#include "gasnet_internal.h"
+#include "gasnet/gasnet_internal.h"
 
 struct weft_gasnet_op {
     int unused;

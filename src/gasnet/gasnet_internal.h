@@ -8,9 +8,9 @@
 
 #include <gasnet.h>
 
-#include "../am/am.h"
-#include "../core/runtime.h"
-#include "../transport/transport.h"
+#include "am/am.h"
+#include "core/runtime.h"
+#include "transport/transport.h"
 
 #pragma GCC visibility push(hidden)
 

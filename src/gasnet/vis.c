@@ -8,7 +8,7 @@
  * the handle (or the nbi syncs, or before a blocking form returns). */
 #include <gasnet_vis.h>
 
-#include "gasnet_internal.h"
+#include "gasnet/gasnet_internal.h"
 
 #define MAX_LEVELS 32
 

@@ -14,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../bootstrap/bootstrap.h"
-#include "../transport/transport.h"
-#include "../core/runtime.h"
-#include "team.h"
+#include "bootstrap/bootstrap.h"
+#include "transport/transport.h"
+#include "core/runtime.h"
+#include "runtime/team.h"
 #include "runtime/lifecycle.h"
 
 __thread struct weft_wait_rec weft_wait __attribute__((tls_model("initial-exec")));

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../bootstrap/bootstrap.h"
-#include "../transport/transport.h"
-#include "../core/runtime.h"
-#include "team.h"
-#include "topology.h"
+#include "bootstrap/bootstrap.h"
+#include "transport/transport.h"
+#include "core/runtime.h"
+#include "runtime/team.h"
+#include "runtime/topology.h"
 #include "weft_config.h"
 #include "runtime/lifecycle.h"
 

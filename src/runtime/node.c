@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../bootstrap/bootstrap.h"
-#include "../core/runtime.h"
+#include "bootstrap/bootstrap.h"
+#include "core/runtime.h"
 #include "runtime/lifecycle.h"
 
 static uint64_t fnv1a(uint64_t h, const char *s)

@@ -6,8 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../transport/transport.h"
-#include "../core/runtime.h"
+#include "transport/transport.h"
+#include "core/runtime.h"
 #include "runtime/lifecycle.h"
 
 /* How long a waiting PE spins before it yields. A fixed WEFT_SPIN_YIELD

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../transport/transport.h"
-#include "../core/runtime.h"
-#include "team.h"
+#include "transport/transport.h"
+#include "core/runtime.h"
+#include "runtime/team.h"
 
 struct weft_team weft_team_world;
 struct weft_team weft_team_shared;

@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/runtime.h"
+#include "core/runtime.h"
 
 #pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
 

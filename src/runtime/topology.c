@@ -10,9 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../bootstrap/bootstrap.h"
-#include "../core/runtime.h"
-#include "topology.h"
+#include "bootstrap/bootstrap.h"
+#include "core/runtime.h"
+#include "runtime/topology.h"
 #include "weft_config.h"
 #include "runtime/lifecycle.h"
 

@@ -7,11 +7,11 @@
 
 #include <string.h>
 
-#include "../core/copy.h"
-#include "../core/cpu_amo.h"
-#include "../core/runtime.h"
-#include "ofi/ofi.h"
-#include "onnode/onnode.h"
+#include "core/copy.h"
+#include "core/cpu_amo.h"
+#include "core/runtime.h"
+#include "transport/ofi/ofi.h"
+#include "transport/onnode/onnode.h"
 
 #pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
 

@@ -24,11 +24,11 @@
  * through the provider (loopback), never through the CPU. */
 #include <string.h>
 
-#include "../../core/cpu_amo.h"
-#include "../../am/am.h"
-#include "../onnode/onnode.h"
-#include "ofi_internal.h"
-#include "ofi_msg.h"
+#include "core/cpu_amo.h"
+#include "am/am.h"
+#include "transport/onnode/onnode.h"
+#include "transport/ofi/ofi_internal.h"
+#include "transport/ofi/ofi_msg.h"
 
 static const enum fi_datatype fi_dt[WEFT_DT_NTYPES] = {
     [WEFT_DT_I32] = FI_INT32, [WEFT_DT_I64] = FI_INT64, [WEFT_DT_U32] = FI_UINT32,

@@ -48,8 +48,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "../onnode/onnode.h"
-#include "ofi_internal.h"
+#include "transport/onnode/onnode.h"
+#include "transport/ofi/ofi_internal.h"
 
 struct weft_ofi_cma weft_ofi_cma = {.min = SIZE_MAX, .wmin = SIZE_MAX};
 

@@ -26,10 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../am/am.h"
-#include "../../core/copy.h"
-#include "ofi_internal.h"
-#include "ofi_msg.h"
+#include "am/am.h"
+#include "core/copy.h"
+#include "transport/ofi/ofi_internal.h"
+#include "transport/ofi/ofi_msg.h"
 
 #define COAL_CAP WEFT_AME_MAX_MEDIUM
 /* A record: one 64-bit word (offset | len << 48 | seg << 60), then the

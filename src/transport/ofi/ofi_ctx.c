@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../onnode/onnode.h"
-#include "ofi_internal.h"
+#include "transport/onnode/onnode.h"
+#include "transport/ofi/ofi_internal.h"
 
 /* Contexts that get an endpoint of their own unless WEFT_CTX_ENDPOINTS or
  * the provider says fewer. Each costs an endpoint, a CQ, two counters and

@@ -15,7 +15,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "ofi_internal.h"
+#include "transport/ofi/ofi_internal.h"
 
 /* What libfabric 1.17's shm provider asks of /dev/shm before it opens
  * (fi_getinfo fails with "No data available" otherwise): room for one

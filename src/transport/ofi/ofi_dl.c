@@ -6,11 +6,11 @@
 #include <dlfcn.h>
 #include <stdio.h>
 
-#include "ofi_dl.h"
+#include "transport/ofi/ofi_dl.h"
 
 #include <rdma/fi_errno.h>
 
-#include "../../core/runtime.h"
+#include "core/runtime.h"
 
 static void *lib;
 static int tried;

@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../bootstrap/bootstrap.h"
-#include "../onnode/onnode.h"
-#include "ofi_internal.h"
-#include "ofi_msg.h"
+#include "bootstrap/bootstrap.h"
+#include "transport/onnode/onnode.h"
+#include "transport/ofi/ofi_internal.h"
+#include "transport/ofi/ofi_msg.h"
 
 struct weft_ofi_state weft_ofi = {.wait_fd = -1}; /* no descriptor before init */
 

@@ -9,7 +9,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 
-#include "ofi_dl.h" /* before the other rdma headers: libfabric loaded at run time */
+#include "transport/ofi/ofi_dl.h" /* before the other rdma headers: libfabric loaded at run time */
 
 #include <rdma/fabric.h>
 #include <rdma/fi_atomic.h>
@@ -20,7 +20,7 @@
 #include <rdma/fi_rma.h>
 #include <stdint.h>
 
-#include "ofi.h"
+#include "transport/ofi/ofi.h"
 
 #pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
 

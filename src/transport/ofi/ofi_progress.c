@@ -40,8 +40,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "ofi_internal.h"
-#include "ofi_msg.h"
+#include "transport/ofi/ofi_internal.h"
+#include "transport/ofi/ofi_msg.h"
 
 /* Longest nap of a thread that stood down: an application thread that
  * stops polling (returns to compute) is covered again within this. */

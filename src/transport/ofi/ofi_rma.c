@@ -33,8 +33,8 @@
  * are visible. */
 #include <string.h>
 
-#include "ofi_internal.h"
-#include "ofi_msg.h"
+#include "transport/ofi/ofi_internal.h"
+#include "transport/ofi/ofi_msg.h"
 
 /* Locking: every exported operation brackets its work with
  * weft_ofi_tx_enter/leave (a no-op unless the tx is shared or has

@@ -19,9 +19,9 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "../../core/runtime.h"
-#include "../onnode/onnode.h"
-#include "ofi_internal.h"
+#include "core/runtime.h"
+#include "transport/onnode/onnode.h"
+#include "transport/ofi/ofi_internal.h"
 
 static struct {
     pthread_t thread;

@@ -16,9 +16,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "../../bootstrap/bootstrap.h"
-#include "../../runtime/topology.h"
-#include "onnode.h"
+#include "bootstrap/bootstrap.h"
+#include "runtime/topology.h"
+#include "transport/onnode/onnode.h"
 
 struct weft_onnode_state weft_onnode;
 

@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../../core/runtime.h"
+#include "core/runtime.h"
 
 #pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
 
