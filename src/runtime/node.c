@@ -3,7 +3,7 @@
  * different kernels are different hosts), learned once at init through the
  * launcher's key-value exchange; and which process each PE on this host is
  * (pid and start time), so that a waiting PE can see whether a silent node
- * peer is stopped or gone (the hang report, core/hang.c). */
+ * peer is stopped or gone (the hang report, runtime/hang.c). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
