@@ -123,7 +123,7 @@ union weft_scalar {
     static WEFT_COLD void weft_p_static_##N(uint64_t doff, T value, int pe)                 \
     {                                                                                       \
         if (sizeof(T) <= 8 && WEFT_LIKELY(doff < weft_fast_data_limit)) {                   \
-            weft_ofi_put_scalar_static(doff, weft_bits_of_##N(value), sizeof(T), pe);       \
+            weft_transport_p_data_ofi(doff, weft_bits_of_##N(value), sizeof(T), pe);        \
         } else {                                                                            \
             weft_p_checked_##N(doff, value, pe);                                            \
         }                                                                                   \
@@ -133,24 +133,15 @@ union weft_scalar {
         uint64_t off = WEFT_HEAP_OFF(dest);                                                 \
         if (sizeof(T) <= 8 && WEFT_LIKELY(off < weft_fast_pg_limit)) {                      \
             weft_fast_check_pe("shmem_" #N "_p", pe);                                       \
-            char *peer = weft_fast_heap_peer[(unsigned)pe];                                 \
-            if (WEFT_LIKELY(peer != NULL)) {                                                \
-                *(T *)(void *)(peer + off) = value;                                         \
+            if (WEFT_LIKELY(weft_transport_p_heap(off, &value, sizeof(T), pe)))             \
                 return;                                                                     \
-            }                                                                               \
-            if (WEFT_LIKELY(off < weft_fast_heap_limit)) {                                  \
-                weft_ofi_put_scalar(off, weft_bits_of_##N(value), sizeof(T), pe);           \
-                return;                                                                     \
-            }                                                                               \
             weft_p_static_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), value, pe);                   \
             return;                                                                         \
         } else if (sizeof(T) <= 8 && WEFT_DATA_OFF_OF_HEAP_OFF(off) < weft_fast_data_limit) { \
             weft_fast_check_pe("shmem_" #N "_p", pe);                                       \
-            char *dpeer = weft_fast_data_peer[(unsigned)pe];                                \
-            if (WEFT_LIKELY(dpeer != NULL)) {                                               \
-                *(T *)(void *)(dpeer + WEFT_DATA_OFF_OF_HEAP_OFF(off)) = value;             \
+            if (WEFT_LIKELY(weft_transport_p_data(WEFT_DATA_OFF_OF_HEAP_OFF(off), &value,   \
+                                                  sizeof(T), pe)))                          \
                 return;                                                                     \
-            }                                                                               \
             weft_p_static_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), value, pe);                   \
             return;                                                                         \
         }                                                                                   \
@@ -166,7 +157,7 @@ union weft_scalar {
     static inline T weft_g_static_##N(uint64_t doff, int pe)                                \
     {                                                                                       \
         if (sizeof(T) <= 8 && WEFT_LIKELY(doff < weft_fast_data_limit))                     \
-            return weft_value_of_##N(weft_ofi_get_scalar_static(doff, sizeof(T), pe));      \
+            return weft_value_of_##N(weft_transport_g_data_ofi(doff, sizeof(T), pe));       \
         return weft_g_checked_##N(doff, pe);                                                \
     }                                                                                       \
     T shmem_##N##_g(const T *source, int pe)                                                \
@@ -174,17 +165,16 @@ union weft_scalar {
         uint64_t off = WEFT_HEAP_OFF(source);                                               \
         if (sizeof(T) <= 8 && WEFT_LIKELY(off < weft_fast_pg_limit)) {                      \
             weft_fast_check_pe("shmem_" #N "_g", pe);                                       \
-            const char *peer = weft_fast_heap_peer[(unsigned)pe];                           \
-            if (WEFT_LIKELY(peer != NULL))                                                  \
-                return *(const T *)(const void *)(peer + off);                              \
-            if (WEFT_LIKELY(off < weft_fast_heap_limit))                                    \
-                return weft_value_of_##N(weft_ofi_get_scalar(off, sizeof(T), pe));          \
+            T value;                                                                        \
+            if (WEFT_LIKELY(weft_transport_g_heap(off, &value, sizeof(T), pe)))             \
+                return value;                                                               \
             return weft_g_static_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), pe);                   \
         } else if (sizeof(T) <= 8 && WEFT_DATA_OFF_OF_HEAP_OFF(off) < weft_fast_data_limit) { \
             weft_fast_check_pe("shmem_" #N "_g", pe);                                       \
-            const char *dpeer = weft_fast_data_peer[(unsigned)pe];                          \
-            if (WEFT_LIKELY(dpeer != NULL))                                                 \
-                return *(const T *)(const void *)(dpeer + WEFT_DATA_OFF_OF_HEAP_OFF(off));  \
+            T value;                                                                        \
+            if (WEFT_LIKELY(weft_transport_g_data(WEFT_DATA_OFF_OF_HEAP_OFF(off), &value,   \
+                                                  sizeof(T), pe)))                          \
+                return value;                                                               \
             return weft_g_static_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), pe);                   \
         }                                                                                   \
         return weft_g_checked_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), pe);                      \
@@ -196,11 +186,7 @@ static inline void weft_api_put(const char *call, shmem_ctx_t ctx, void *dest, c
     uint64_t fast_off;
     if (WEFT_LIKELY(weft_fast_heap(ctx, dest, len, &fast_off))) {
         weft_fast_check_pe(call, pe);
-        char *peer = weft_fast_heap_peer[(unsigned)pe];
-        if (WEFT_LIKELY(peer != NULL))
-            weft_copy_once(peer + fast_off, src, len); /* each byte once (copy.h) */
-        else
-            weft_ofi_put_default(fast_off, src, len, pe, nbi);
+        weft_transport_put_small(fast_off, src, len, pe, nbi);
         return;
     }
     int seg;
@@ -211,7 +197,7 @@ static inline void weft_api_put(const char *call, shmem_ctx_t ctx, void *dest, c
     weft_sym_resolve_or_die(call, "dest", dest, len, &seg, &off);
     if (WEFT_UNLIKELY(len == 0))
         return;
-    weft_tx_put_api(c, seg, off, src, len, pe, nbi);
+    weft_transport_put_or_coalesce(c, seg, off, src, len, pe, nbi);
 }
 
 static inline void weft_api_get(const char *call, shmem_ctx_t ctx, void *dest, const void *src,
@@ -220,13 +206,7 @@ static inline void weft_api_get(const char *call, shmem_ctx_t ctx, void *dest, c
     uint64_t fast_off;
     if (WEFT_LIKELY(weft_fast_heap(ctx, src, len, &fast_off))) {
         weft_fast_check_pe(call, pe);
-        const char *peer = weft_fast_heap_peer[(unsigned)pe];
-        if (WEFT_LIKELY(peer != NULL))
-            memmove(dest, peer + fast_off, len);
-        else if (nbi)
-            weft_ofi_get_nbi(weft_ctx_default.ofi, dest, WEFT_SEG_HEAP, fast_off, len, pe);
-        else
-            weft_ofi_get(weft_ctx_default.ofi, dest, WEFT_SEG_HEAP, fast_off, len, pe);
+        weft_transport_get_small(dest, fast_off, len, pe, nbi);
         return;
     }
     int seg;
@@ -238,9 +218,9 @@ static inline void weft_api_get(const char *call, shmem_ctx_t ctx, void *dest, c
     if (WEFT_UNLIKELY(len == 0))
         return;
     if (nbi)
-        weft_tx_get_nbi(c, dest, seg, off, len, pe);
+        weft_transport_get_nbi(c, dest, seg, off, len, pe);
     else
-        weft_tx_get(c, dest, seg, off, len, pe);
+        weft_transport_get(c, dest, seg, off, len, pe);
 }
 
 /* The symmetric side of a strided transfer spans from its lowest to its
@@ -291,7 +271,7 @@ static inline void weft_api_iput(const char *call, shmem_ctx_t ctx, void *dest, 
     ptrdiff_t dsb, ssb;
     weft_api_stride_bytes(call, dst, sst, elem, &dsb, &ssb);
     weft_api_resolve_strided(call, "dest", dest, dsb, elem, n, &seg, &off);
-    weft_tx_iput(c, seg, off, dsb, src, ssb, elem, n, pe);
+    weft_transport_iput(c, seg, off, dsb, src, ssb, elem, n, pe);
 }
 
 static inline void weft_api_iget(const char *call, shmem_ctx_t ctx, void *dest, const void *src,
@@ -307,7 +287,7 @@ static inline void weft_api_iget(const char *call, shmem_ctx_t ctx, void *dest, 
     ptrdiff_t dsb, ssb;
     weft_api_stride_bytes(call, dst, sst, elem, &dsb, &ssb);
     weft_api_resolve_strided(call, "source", src, ssb, elem, n, &seg, &off);
-    weft_tx_iget(c, dest, dsb, seg, off, ssb, elem, n, pe);
+    weft_transport_iget(c, dest, dsb, seg, off, ssb, elem, n, pe);
 }
 
 /* Every AMO: result == NULL for the non-fetching forms. The checked part
@@ -328,25 +308,9 @@ weft_api_amo_checked(const char *call, shmem_ctx_t ctx, enum weft_amo_op op, enu
         weft_fatal(call, "argument %s=%p is not aligned to its %zu-byte type",
                    op == WEFT_AMO_FETCH ? "source" : "dest", dest, weft_dtype_size(dt));
     if (nbi)
-        weft_tx_amo_nbi(c, op, dt, seg, off, operand, compare, result, pe);
+        weft_transport_amo_nbi(c, op, dt, seg, off, operand, compare, result, pe);
     else
-        weft_tx_amo(c, op, dt, seg, off, operand, compare, result, pe);
-}
-
-/* The fast path's AMO once the segment, offset and PE are known: a CPU
- * atomic when the peer's segment is mapped (peers), else libfabric. */
-static inline __attribute__((always_inline)) void
-weft_api_amo_fast(char *const *peers, int seg, uint64_t off, enum weft_amo_op op,
-                  enum weft_dtype dt, const void *operand, const void *compare, void *result,
-                  int pe, int nbi)
-{
-    char *peer = peers[(unsigned)pe];
-    if (WEFT_LIKELY(peer != NULL))
-        weft_cpu_amo(op, dt, peer + off, operand, compare, result);
-    else if (nbi)
-        weft_ofi_amo_nbi(weft_ctx_default.ofi, op, dt, seg, off, operand, compare, result, pe);
-    else
-        weft_ofi_amo(weft_ctx_default.ofi, op, dt, seg, off, operand, compare, result, pe);
+        weft_transport_amo(c, op, dt, seg, off, operand, compare, result, pe);
 }
 
 /* The default context's AMOs on a heap object, or on static data (.data,
@@ -361,15 +325,13 @@ weft_api_amo(const char *call, shmem_ctx_t ctx, enum weft_amo_op op, enum weft_d
     size_t size = weft_dtype_size(dt);
     if (WEFT_LIKELY(weft_fast_heap(ctx, dest, size, &fast_off) && !(fast_off & (size - 1)))) {
         weft_fast_check_pe(call, pe);
-        weft_api_amo_fast(weft_fast_heap_peer, WEFT_SEG_HEAP, fast_off, op, dt, operand, compare,
-                          result, pe, nbi);
+        weft_transport_amo_fast(WEFT_SEG_HEAP, fast_off, op, dt, operand, compare, result, pe, nbi);
         return;
     }
     uint64_t data_off = WEFT_DATA_OFF_OF_HEAP_OFF(fast_off);
     if (ctx == SHMEM_CTX_DEFAULT && data_off < weft_fast_data_limit && !(data_off & (size - 1))) {
         weft_fast_check_pe(call, pe);
-        weft_api_amo_fast(weft_fast_data_peer, WEFT_SEG_DATA, data_off, op, dt, operand, compare,
-                          result, pe, nbi);
+        weft_transport_amo_fast(WEFT_SEG_DATA, data_off, op, dt, operand, compare, result, pe, nbi);
         return;
     }
     weft_api_amo_checked(call, ctx, op, dt, dest, operand, compare, result, pe, nbi);

@@ -5,7 +5,7 @@
  *     off = fetch-add(t.reserved, len)     reserve, through the AMO dispatch
  *     refuse (end the job) if off + len > capacity
  *     the bytes at t.buffer + off, then
- *     t.arrived += len                     weft_tx_put_count: never before
+ *     t.arrived += len                     weft_transport_put_count: never before
  *                                          the bytes are visible
  * The arrival rides on the same counter update as a counting put
  * (counting.c: a release add after the copy on the direct path, the
@@ -66,8 +66,8 @@ void shmemx_oct_create(shmemx_oct_t *oct, void *buffer, size_t len)
     if (weft_rt.my_pe != 0) {
         uint64_t theirs[2];
         uint64_t boff = (uint64_t)((char *)p - weft_rt.seg[WEFT_SEG_HEAP].base);
-        weft_tx_get(&weft_ctx_default, theirs, WEFT_SEG_HEAP, boff + OCT_OFF(cap),
-                    sizeof theirs, 0);
+        weft_transport_get(&weft_ctx_default, theirs, WEFT_SEG_HEAP, boff + OCT_OFF(cap),
+                           sizeof theirs, 0);
         if (WEFT_UNLIKELY(theirs[0] != len || theirs[1] != off))
             weft_fatal(call,
                        "arguments buffer=%p len=%zu differ from PE 0's (len=%" PRIu64
@@ -91,7 +91,7 @@ void shmemx_oct_destroy(shmemx_oct_t *oct)
 size_t shmemx_oct_get(shmemx_oct_t oct)
 {
     oct_check("shmemx_oct_get", oct);
-    weft_tx_count_settle();
+    weft_transport_count_settle();
     return (size_t)__atomic_load_n(&oct->arrived, __ATOMIC_ACQUIRE);
 }
 
@@ -109,9 +109,9 @@ void shmemx_oct_reset(shmemx_oct_t oct)
     uint64_t off = oct_check("shmemx_oct_reset", oct);
     const uint64_t zero = 0;
     uint64_t old;
-    weft_tx_count_set(off + OCT_OFF(arrived), 0);
-    weft_tx_amo(&weft_ctx_default, WEFT_AMO_SWAP, WEFT_DT_U64, WEFT_SEG_HEAP,
-                off + OCT_OFF(reserved), &zero, NULL, &old, weft_rt.my_pe);
+    weft_transport_count_set(off + OCT_OFF(arrived), 0);
+    weft_transport_amo(&weft_ctx_default, WEFT_AMO_SWAP, WEFT_DT_U64, WEFT_SEG_HEAP,
+                       off + OCT_OFF(reserved), &zero, NULL, &old, weft_rt.my_pe);
 }
 
 /* Every push lands here; len in bytes. The reservation is always a
@@ -126,15 +126,15 @@ static void push(const char *call, shmem_ctx_t ctx, shmemx_oct_t oct, const void
     if (WEFT_UNLIKELY(len == 0))
         return;
     uint64_t n = len, at;
-    weft_tx_amo(c, WEFT_AMO_ADD, WEFT_DT_U64, WEFT_SEG_HEAP, ooff + OCT_OFF(reserved), &n, NULL,
-                &at, pe);
+    weft_transport_amo(c, WEFT_AMO_ADD, WEFT_DT_U64, WEFT_SEG_HEAP, ooff + OCT_OFF(reserved), &n,
+                       NULL, &at, pe);
     if (WEFT_UNLIKELY(at > oct->cap || len > oct->cap - at))
         weft_fatal(call,
                    "a push of %zu bytes at offset %" PRIu64 " overflows the %" PRIu64
                    "-byte buffer of PE %d",
                    len, at, oct->cap, pe);
-    weft_tx_put_count(c, oct->buf_seg, oct->buf_off + at, src, len, ooff + OCT_OFF(arrived),
-                      ooff + OCT_OFF(scratch), n, pe, nbi);
+    weft_transport_put_count(c, oct->buf_seg, oct->buf_off + at, src, len, ooff + OCT_OFF(arrived),
+                             ooff + OCT_OFF(scratch), n, pe, nbi);
 }
 
 /* The four forms of one push name (shmemx.h WEFT_PUSH_DECL_FORMS). */

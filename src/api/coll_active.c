@@ -17,7 +17,7 @@
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     ASET_BEGIN("shmem_barrier");
-    weft_tx_quiet(&weft_ctx_default);
+    weft_transport_quiet(&weft_ctx_default);
     weft_coll_barrier(&c);
     weft_coll_end(&c);
 }

@@ -133,9 +133,9 @@ static inline int wpe(const struct weft_coll *c, int i) { return weft_team_world
 static void coll_signal(struct weft_coll *c, int idx, int pe, int fence, int64_t v)
 {
     if (fence)
-        weft_tx_fence(ctx0);
+        weft_transport_fence(ctx0);
     uint64_t off = c->foff + (uint64_t)cidx(c, idx) * sizeof(uint64_t);
-    weft_tx_signal_add(ctx0, c->fseg, off, (uint64_t)v, wpe(c, pe));
+    weft_transport_signal_add(ctx0, c->fseg, off, (uint64_t)v, wpe(c, pe));
 }
 
 /* What the hang report prints for a PE blocked on counter m (sync.c). */
@@ -189,12 +189,12 @@ void weft_coll_end(struct weft_coll *c)
          * against theirs; else a blocking atomic to ourselves through the
          * provider (a loopback round trip), done before we return so our
          * next wait cannot see this call's counts. */
-        if (weft_tx_self_amo_is_cpu(WEFT_DT_I64))
+        if (weft_transport_self_amo_is_cpu(WEFT_DT_I64))
             __atomic_fetch_add((int64_t *)(void *)(weft_rt.seg[c->fseg].base + off), neg,
                                __ATOMIC_ACQ_REL);
         else
-            weft_tx_amo(ctx0, WEFT_AMO_ADD, WEFT_DT_I64, c->fseg, off, &neg, NULL, &old,
-                        weft_rt.my_pe);
+            weft_transport_amo(ctx0, WEFT_AMO_ADD, WEFT_DT_I64, c->fseg, off, &neg, NULL, &old,
+                               weft_rt.my_pe);
         c->expect[m] = 0;
     }
 }
@@ -214,7 +214,7 @@ static void put_to(const struct weft_coll *c, int seg, uint64_t off, const void 
                    int pe)
 {
     if (len)
-        weft_tx_put(ctx0, seg, off, src, len, wpe(c, pe));
+        weft_transport_put(ctx0, seg, off, src, len, wpe(c, pe));
 }
 
 /* ---- barrier --------------------------------------------------------------- */
@@ -287,12 +287,13 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
                 continue;
             /* nbi: the puts to several children overlap; the fence keeps
              * each chunk ahead of its count. */
-            weft_tx_put_nbi(ctx0, seg, off + o, from + o, l, wpe(c, (int)((vr + m + root) % n)));
+            weft_transport_put_nbi(ctx0, seg, off + o, from + o, l,
+                                   wpe(c, (int)((vr + m + root) % n)));
             any = 1;
         }
         if (!any)
             continue;
-        weft_tx_fence(ctx0);
+        weft_transport_fence(ctx0);
         for (long m = top; m >= 1; m >>= 1) {
             if (m >= limit || vr + m >= n)
                 continue;
@@ -301,14 +302,14 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
     }
     /* No quiet needed before returning: a put that may still read source
      * (root) or dest (interior PEs) after we return is one larger than the
-     * inject size, and the fence above completed it (weft_ofi_fence);
+     * inject size, and the fence above completed it (the libfabric fence);
      * injected puts copied their data, direct ones are memmoves. */
 }
 
 /* ---- collect / fcollect / alltoall(s) -------------------------------------- */
 static void quiet_barrier(struct weft_coll *c)
 {
-    weft_tx_quiet(ctx0);
+    weft_transport_quiet(ctx0);
     weft_coll_barrier(c);
 }
 
@@ -389,8 +390,8 @@ void weft_coll_alltoalls(struct weft_coll *c, void *dest, const void *source, pt
         for (int i = 1; i < n; i++) {
             int j = (me + i) % n;
             const char *sb = s + (ptrdiff_t)((size_t)j * nelems) * sst * (ptrdiff_t)esz;
-            weft_tx_iput(ctx0, seg, off, dst * (ptrdiff_t)esz, sb, sst * (ptrdiff_t)esz, esz,
-                         nelems, wpe(c, j));
+            weft_transport_iput(ctx0, seg, off, dst * (ptrdiff_t)esz, sb, sst * (ptrdiff_t)esz, esz,
+                                nelems, wpe(c, j));
         }
     }
     const char *sb = s + (ptrdiff_t)((size_t)me * nelems) * sst * (ptrdiff_t)esz;
@@ -562,7 +563,7 @@ static void allreduce_tree(struct weft_coll *c, void *dest, const void *source, 
     for (long m = 1; m < limit && me + m < n; m <<= 1) {
         for (size_t o = 0; o < count; o += cap) {
             size_t k = count - o < cap ? count - o : cap;
-            weft_tx_get(ctx0, tmp, dseg, doff + o * esz, k * esz, wpe(c, (int)(me + m)));
+            weft_transport_get(ctx0, tmp, dseg, doff + o * esz, k * esz, wpe(c, (int)(me + m)));
             char *d = (char *)dest + o * esz;
             op(d, d, tmp, k);
         }

@@ -3,7 +3,7 @@
  * that raises a counter at the PE whose memory it touched.
  *
  * WHY THE COUNT NEVER RUNS AHEAD OF THE DATA. A counter is one symmetric
- * uint64_t, raised through weft_tx_put_count (transport.h), which keeps one
+ * uint64_t, raised through weft_transport_put_count (transport.h), which keeps one
  * agent per job for every counter update:
  *     direct peer:   weft_copy_once into the mapped target, then a release
  *                    fetch-add on the target's counter (a reader's acquire
@@ -15,7 +15,7 @@
  *                    the provider reports only once the bytes are there
  *                    (the receiver-managed counting of the extensions
  *                    paper);
- *     otherwise:     the put, weft_tx_fence (a put before the fence is
+ *     otherwise:     the put, weft_transport_fence (a put before the fence is
  *                    visible at its target before an AMO after it takes
  *                    effect there: signal.c relies on the same promise),
  *                    then an atomic ADD, non-blocking (completed by quiet).
@@ -69,14 +69,14 @@ void shmemx_ct_free(shmemx_ct_t *ct)
 long shmemx_ct_get(shmemx_ct_t ct)
 {
     ct_check("shmemx_ct_get", ct);
-    weft_tx_count_settle();
+    weft_transport_count_settle();
     return (long)__atomic_load_n(&ct->count, __ATOMIC_ACQUIRE);
 }
 
-/* By the counters' agent (weft_tx_count_set), applied on return. */
+/* By the counters' agent (weft_transport_count_set), applied on return. */
 void shmemx_ct_set(shmemx_ct_t ct, long value)
 {
-    weft_tx_count_set(ct_check("shmemx_ct_set", ct), (uint64_t)value);
+    weft_transport_count_set(ct_check("shmemx_ct_set", ct), (uint64_t)value);
 }
 
 void shmemx_ct_wait(shmemx_ct_t ct, long wait_for)
@@ -128,7 +128,7 @@ static WEFT_COLD void ct_put_checked(const char *call, shmem_ctx_t ctx, shmemx_c
     struct weft_ctx *c;
     uint64_t coff = ct_resolve(call, ctx, ct, "dest", dest, len, &pe, &c, &seg, &off);
     /* A zero-length counting put still counts. */
-    weft_tx_put_count(c, seg, off, src, len, coff, CT_SCRATCH(coff), 1, pe, nbi);
+    weft_transport_put_count(c, seg, off, src, len, coff, CT_SCRATCH(coff), 1, pe, nbi);
 }
 
 /* The default context to a direct peer, both objects in the heap (ct
@@ -141,17 +141,8 @@ ct_put(const char *call, shmem_ctx_t ctx, shmemx_ct_t ct, void *dest, const void
     uint64_t doff, coff = WEFT_HEAP_OFF(ct);
     if (WEFT_LIKELY(weft_fast_heap(ctx, dest, len, &doff) && coff < weft_fast_heap_limit &&
                     (unsigned)pe < weft_fast_n_pes && ct->magic == WEFT_CT_MAGIC)) {
-        char *peer = weft_fast_heap_peer[(unsigned)pe];
-        if (WEFT_LIKELY(peer != NULL)) {
-            /* One word, the commonest count-carrying put, without the
-             * copy's length dispatch (a jump table). */
-            if (len == sizeof(uint64_t))
-                *(weft_u64_any *)(void *)(peer + doff) = *(const weft_u64_any *)src;
-            else
-                weft_copy_once(peer + doff, src, len);
-            __atomic_fetch_add((uint64_t *)(void *)(peer + coff), 1, __ATOMIC_RELEASE);
+        if (WEFT_LIKELY(weft_transport_put_count_direct(doff, src, len, coff, pe)))
             return;
-        }
     }
     ct_put_checked(call, ctx, ct, dest, src, len, pe, nbi);
 }
@@ -168,8 +159,8 @@ static void ct_get(const char *call, shmem_ctx_t ctx, shmemx_ct_t ct, void *dest
     (void)nbi;
     uint64_t coff = ct_resolve(call, ctx, ct, "source", src, len, &pe, &c, &seg, &off);
     if (len)
-        weft_tx_get(c, dest, seg, off, len, pe);
-    weft_tx_put_count(c, WEFT_SEG_HEAP, 0, NULL, 0, coff, CT_SCRATCH(coff), 1, pe, 1);
+        weft_transport_get(c, dest, seg, off, len, pe);
+    weft_transport_put_count(c, WEFT_SEG_HEAP, 0, NULL, 0, coff, CT_SCRATCH(coff), 1, pe, 1);
 }
 
 /* The four forms of one counting transfer (shmemx.h WEFT_CT_DECL_DIR):

@@ -19,28 +19,24 @@ void shmem_ctx_fence(shmem_ctx_t ctx)
 {
     weft_check_init("shmem_ctx_fence");
     if (ctx != SHMEM_CTX_INVALID)
-        weft_tx_fence(ctx);
+        weft_transport_fence(ctx);
 }
 void shmem_fence(void)
 {
     weft_check_init("shmem_fence");
-    weft_tx_fence(SHMEM_CTX_DEFAULT);
+    weft_transport_fence(SHMEM_CTX_DEFAULT);
 }
 
 void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
     weft_check_init("shmem_ctx_quiet");
     if (ctx != SHMEM_CTX_INVALID)
-        weft_tx_quiet(ctx);
+        weft_transport_quiet(ctx);
 }
 void shmem_quiet(void)
 {
     weft_check_init("shmem_quiet");
-    /* The default context's quiet with its resources named directly (one
-     * RIP-relative flag test, no pointer chase through the context). */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (weft_ofi_active(&weft_ofi_tx0))
-        weft_ofi_quiet(&weft_ofi_tx0);
+    weft_transport_quiet_default();
 }
 
 void shmem_barrier_all(void)
@@ -81,10 +77,7 @@ int weft_api_ctx_create(const char *call, long options, struct weft_team *team,
     struct weft_ctx *c = malloc(sizeof *c);
     if (!c)
         return 1;
-    int own;
-    c->ofi = weft_ofi_ctx_tx_create(!!(options & (SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED)),
-                                    &own);
-    if (!c->ofi) {
+    if (weft_transport_ctx_open(c, !!(options & (SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED))) != 0) {
         free(c);
         return 1;
     }
@@ -101,8 +94,8 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
     if (ctx == SHMEM_CTX_DEFAULT)
         weft_fatal("shmem_ctx_destroy", "argument ctx is SHMEM_CTX_DEFAULT, which cannot be "
                    "destroyed");
-    weft_tx_quiet(ctx); /* the direct path's fence; the transport completes the rest */
-    weft_ofi_ctx_tx_destroy(ctx->ofi);
+    weft_transport_quiet(ctx); /* the direct path's fence; the transport completes the rest */
+    weft_transport_ctx_close(ctx);
     free(ctx);
 }
 
@@ -135,7 +128,7 @@ void shmem_set_lock(long *lock)
 void shmem_clear_lock(long *lock)
 {
     weft_check_init("shmem_clear_lock");
-    weft_tx_quiet(&weft_ctx_default);
+    weft_transport_quiet(&weft_ctx_default);
     long me = weft_rt.my_pe + 1;
     long old = lock_cswap("shmem_clear_lock", lock, me, 0);
     if (old != me)

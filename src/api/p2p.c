@@ -76,14 +76,14 @@ static void p2p_wait_one(const char *call, const void *ivar, size_t size, int sg
     check_cmp(call, cmp);
     check_ivar(call, ivar, size);
     if (satisfied(ivar, size, sgn, cmp, value)) {
-        weft_tx_settle_applied();
+        weft_transport_settle_applied();
         return;
     }
     wait_record(call, ivar, size, 1, cmp, value);
     unsigned spins = 0;
     while (!satisfied(ivar, size, sgn, cmp, value))
         weft_poll_yield(&spins);
-    weft_tx_settle_applied();
+    weft_transport_settle_applied();
     weft_wait.kind = WEFT_WAIT_NONE;
 }
 
@@ -100,7 +100,7 @@ uint64_t weft_api_wait_until_u64(const char *call, const uint64_t *ivar, int cmp
     for (;;) {
         uint64_t seen = load_unsigned(ivar, sizeof *ivar);
         if (WEFT_COMPARE(cmp, seen, cmp_value)) {
-            weft_tx_settle_applied();
+            weft_transport_settle_applied();
             weft_wait.kind = WEFT_WAIT_NONE;
             return seen;
         }
@@ -169,7 +169,7 @@ static size_t p2p_many(const char *call, const void *ivars, size_t n, const int 
         int done = mode == P2P_ALL ? r == 1 : mode == P2P_ANY ? r != SIZE_MAX : r > 0;
         if (done || !wait || eligible == 0) {
             if (done)
-                weft_tx_settle_applied();
+                weft_transport_settle_applied();
             if (spins)
                 weft_wait.kind = WEFT_WAIT_NONE;
             return r;
@@ -193,10 +193,10 @@ static size_t p2p_many(const char *call, const void *ivars, size_t n, const int 
         weft_check_init("shmem_" #N "_test");                                             \
         check_cmp("shmem_" #N "_test", cmp);                                              \
         check_ivar("shmem_" #N "_test", ivar, sizeof(T));                                 \
-        weft_tx_progress();                                                               \
+        weft_transport_progress();                                                               \
         if (!satisfied(ivar, sizeof(T), WEFT_SIGNED(T), cmp, &cmp_value))                 \
             return 0;                                                                     \
-        weft_tx_settle_applied();                                                         \
+        weft_transport_settle_applied();                                                         \
         return 1;                                                                         \
     }                                                                                     \
     WEFT_DEF_P2P_SET(N, T, wait_until, void, 1, (void))                                   \

@@ -23,7 +23,7 @@ void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
             weft_fatal(call, "argument target_pes[%zu]=%d is out of range [0, %d)%s", i,
                        target_pes[i], size,
                        t && t != &weft_team_world ? " of the context's team" : "");
-    weft_tx_quiet(ctx);
+    weft_transport_quiet(ctx);
 }
 
 void shmem_pe_quiet(const int *target_pes, size_t npes)
@@ -36,5 +36,5 @@ void shmem_pe_quiet(const int *target_pes, size_t npes)
             weft_fatal("shmem_pe_quiet", "argument target_pes[%zu]=%d is out of range [0, %d)",
                        i, target_pes[i], weft_rt.n_pes);
     if (npes > 0)
-        weft_tx_quiet(&weft_ctx_default);
+        weft_transport_quiet(&weft_ctx_default);
 }

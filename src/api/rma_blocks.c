@@ -5,8 +5,8 @@
  *
  * A block is one "element" of the transport's strided transfer, which
  * already moves fixed-size pieces at arbitrary byte strides (and splits
- * pieces larger than a message), so both directions are one weft_tx_iput
- * or weft_tx_iget and inherit its completion: ibput returns once source is
+ * pieces larger than a message), so both directions are one weft_transport_iput
+ * or weft_transport_iget and inherit its completion: ibput returns once source is
  * reusable, ibget once dest holds the data. */
 #include "api/api.h"
 
@@ -27,10 +27,10 @@ static void block_transfer(const char *call, shmem_ctx_t ctx, int is_put, void *
     ptrdiff_t dstride = dst * (ptrdiff_t)elem, sstride = sst * (ptrdiff_t)elem;
     if (is_put) {
         weft_api_resolve_strided(call, "dest", dest, dstride, block, nblocks, &seg, &off);
-        weft_tx_iput(c, seg, off, dstride, source, sstride, block, nblocks, pe);
+        weft_transport_iput(c, seg, off, dstride, source, sstride, block, nblocks, pe);
     } else {
         weft_api_resolve_strided(call, "source", source, sstride, block, nblocks, &seg, &off);
-        weft_tx_iget(c, dest, dstride, seg, off, sstride, block, nblocks, pe);
+        weft_transport_iget(c, dest, dstride, seg, off, sstride, block, nblocks, pe);
     }
 }
 

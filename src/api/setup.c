@@ -125,7 +125,7 @@ void *weft_api_ptr(const char *call, const void *dest, int pe)
         return NULL;
     if (pe == weft_rt.my_pe)
         return (void *)dest;
-    return weft_onnode_addr(seg, off, pe);
+    return weft_transport_ptr(seg, off, pe);
 }
 
 void shmem_info_get_version(int *major, int *minor)

@@ -3,12 +3,12 @@
  * type tables), signal set/add, signal fetch and signal wait.
  *
  * HOW THE SIGNAL STAYS BEHIND THE DATA. Everything here is built from the
- * transport dispatch (weft_tx_*), never from a provider, so put-with-signal
+ * transport dispatch (weft_transport_*), never from a provider, so put-with-signal
  * runs unchanged on every path a peer may be reached by:
  *     put (or put_nbi) of the data      on context c
- *     weft_tx_fence(c)
+ *     weft_transport_fence(c)
  *     atomic SET/ADD of the uint64 signal on context c
- * This relies on one promise of weft_tx_fence: a put issued on a context
+ * This relies on one promise of weft_transport_fence: a put issued on a context
  * before the fence is visible at its target before any atomic issued on
  * that context after the fence takes effect there. Over libfabric the fence
  * is free where the provider applies one endpoint's writes, atomics and
@@ -57,12 +57,12 @@ static void put_signal(const char *call, shmem_ctx_t ctx, void *dest, const void
     if (len) {
         /* Blocking: source is reusable when the put returns, as the spec asks
          * of put_signal; the fence then orders the data before the signal. */
-        weft_tx_put_fenced(c, dseg, doff, source, len, pe, nbi);
+        weft_transport_put_fenced(c, dseg, doff, source, len, pe, nbi);
     }
     if (nbi)
-        weft_tx_amo_nbi(c, op, WEFT_DT_U64, sseg, soff, &signal, NULL, NULL, pe);
+        weft_transport_amo_nbi(c, op, WEFT_DT_U64, sseg, soff, &signal, NULL, NULL, pe);
     else
-        weft_tx_amo(c, op, WEFT_DT_U64, sseg, soff, &signal, NULL, NULL, pe);
+        weft_transport_amo(c, op, WEFT_DT_U64, sseg, soff, &signal, NULL, NULL, pe);
 }
 
 /* The four forms (plain/ctx x blocking/nbi) of one put-with-signal name:
@@ -115,7 +115,7 @@ static void signal_update(const char *call, shmem_ctx_t ctx, enum weft_amo_op op
     weft_check_init(call);
     pe = weft_api_pe(call, c, pe);
     resolve_signal(call, sig_addr, &seg, &off);
-    weft_tx_amo(c, op, WEFT_DT_U64, seg, off, &signal, NULL, NULL, pe);
+    weft_transport_amo(c, op, WEFT_DT_U64, seg, off, &signal, NULL, NULL, pe);
 }
 
 /* Parenthesized names: weft/generic.h defines the C11 generic macros
@@ -148,7 +148,7 @@ uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
     uint64_t off;
     weft_check_init("shmem_signal_fetch");
     resolve_signal("shmem_signal_fetch", sig_addr, &seg, &off);
-    weft_tx_progress();
+    weft_transport_progress();
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }
 

@@ -68,8 +68,8 @@ static void send_round(void)
 {
     int peer = (weft_rt.my_pe + (1 << gb.round)) % weft_rt.n_pes;
     int32_t a[4] = {(int32_t)(gb.phase & 1), gb.round, gb.acc.flags, gb.acc.id};
-    struct weft_ame_out m = {WEFT_GN_H_BARRIER, WEFT_AME_SHORT, 0, 4, a, NULL, 0, 0};
-    weft_ame_send("gasnet_barrier_notify", peer, &m);
+    struct weft_am_out m = {WEFT_GN_H_BARRIER, WEFT_AM_SHORT, 0, 4, a, NULL, 0, 0};
+    weft_am_send("gasnet_barrier_notify", peer, &m);
 }
 
 /* Take the rounds whose messages arrived; 1 when the barrier completed. */
@@ -151,7 +151,7 @@ int weft_gasnet_barrier_wait(int id, int flags)
 int weft_gasnet_barrier_try(int id, int flags)
 {
     check_wait("gasnet_barrier_try");
-    weft_ame_poll();
+    weft_am_poll();
     if (!advance())
         return GASNET_ERR_NOT_READY;
     return finish(id, flags);

@@ -90,7 +90,7 @@ int weft_gasnet_init(int *argc, char ***argv, int thread_mode)
         return GASNET_ERR_RESOURCE;
     if (thread_mode == 2 && provided < SHMEM_THREAD_MULTIPLE)
         weft_fatal("gasnet_init", "GASNET_PAR needs a thread-safe libfabric domain, which "
-                                  "provider %s does not offer", weft_ofi_provider_name());
+                                  "provider %s does not offer", weft_transport_provider_name());
     weft_gn.mode = thread_mode;
     weft_gn.inited = 1;
     return GASNET_OK;
@@ -101,8 +101,8 @@ int weft_gasnet_init(int *argc, char ***argv, int thread_mode)
 static uintptr_t max_segment(void)
 {
     size_t heap = weft_rt.seg[WEFT_SEG_HEAP].size;
-    size_t chans = (size_t)weft_rt.n_pes * (WEFT_AME_REQ_SLOTS + WEFT_AME_REP_SLOTS) *
-                       (128 + WEFT_AME_MAX_MEDIUM) + 2 * GASNET_PAGESIZE;
+    size_t chans = (size_t)weft_rt.n_pes * (WEFT_AM_REQ_SLOTS + WEFT_AM_REP_SLOTS) *
+                       (128 + WEFT_AM_MAX_MEDIUM) + 2 * GASNET_PAGESIZE;
     size_t room = heap / 4 * 3;
     room = room > chans ? room - chans : 0;
     return room & ~(uintptr_t)(GASNET_PAGESIZE - 1);
@@ -139,7 +139,7 @@ static void exchange(gasnet_seginfo_t *table, gasnet_seginfo_t mine)
     int me = weft_rt.my_pe;
     uint64_t off = (uint64_t)((char *)&table[me] - weft_rt.seg[WEFT_SEG_HEAP].base);
     for (int pe = 0; pe < weft_rt.n_pes; pe++)
-        weft_tx_put(&weft_ctx_default, WEFT_SEG_HEAP, off, &mine, sizeof mine, pe);
+        weft_transport_put(&weft_ctx_default, WEFT_SEG_HEAP, off, &mine, sizeof mine, pe);
     weft_barrier_all_internal(); /* quiets first */
 }
 
@@ -154,7 +154,7 @@ static void fast_fill(void)
     if (!t)
         return; /* every call takes the checked functions */
     for (int pe = 0; pe < n; pe++) {
-        char *mapped = weft_onnode_addr(WEFT_SEG_HEAP, weft_gn.seg_off, pe);
+        char *mapped = weft_transport_ptr(WEFT_SEG_HEAP, weft_gn.seg_off, pe);
         uintptr_t size = weft_gn.info[pe].size;
         t[pe].base = (uintptr_t)weft_gn.info[pe].addr;
         t[pe].mapped = mapped;
@@ -217,7 +217,7 @@ int weft_gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t s
         weft_gn.handlers[next] = table[i].fnptr;
     }
 
-    weft_ame_init(weft_gn.mode != 0);
+    weft_am_init(weft_gn.mode != 0);
 
     /* The segment: one symmetric allocation of the largest size any node
      * asked for (allocations must match), each node told its own size. */
@@ -300,34 +300,34 @@ void weft_gasnet_exit(int exitcode)
         if (pe == weft_rt.my_pe)
             continue;
         int32_t a[1] = {exitcode};
-        struct weft_ame_out m = {WEFT_GN_H_EXIT, WEFT_AME_SHORT, 0, 1, a, NULL, 0, 0};
-        weft_ame_send("gasnet_exit", pe, &m);
+        struct weft_am_out m = {WEFT_GN_H_EXIT, WEFT_AM_SHORT, 0, 1, a, NULL, 0, 0};
+        weft_am_send("gasnet_exit", pe, &m);
     }
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     unsigned spins = 0;
     while (__atomic_load_n(&exits_seen, __ATOMIC_ACQUIRE) < n - 1) {
-        weft_ame_poll_local();
+        weft_am_poll_local();
         weft_poll_yield(&spins);
         clock_gettime(CLOCK_MONOTONIC, &t);
         if ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) > EXIT_WAIT_NS)
             weft_runtime_global_exit(exitcode);
     }
-    weft_tx_quiet(&weft_ctx_default);
+    weft_transport_quiet(&weft_ctx_default);
     weft_barrier_all_internal(); /* nobody sends to us any more */
     fast_empty();
-    weft_ame_fini();
+    weft_am_fini();
     weft_gn.attached = 0;
     exit(exitcode); /* finalizes weft at exit */
 }
 
 /* ---- active messages ----------------------------------------------------------- */
 
-size_t weft_gasnet_AMMaxMedium(void) { return WEFT_AME_MAX_MEDIUM; }
+size_t weft_gasnet_AMMaxMedium(void) { return WEFT_AM_MAX_MEDIUM; }
 size_t weft_gasnet_AMMaxLongRequest(void) { return WEFT_GN_MAX_LONG; }
 size_t weft_gasnet_AMMaxLongReply(void) { return WEFT_GN_MAX_LONG; }
 
-void weft_gn_deliver(const struct weft_ame_in *m)
+void weft_gn_deliver(const struct weft_am_in *m)
 {
     void (*fn)() = weft_gn.handlers[m->handler & 0xff];
     if (WEFT_UNLIKELY(!fn))
@@ -338,7 +338,7 @@ void weft_gn_deliver(const struct weft_ame_in *m)
     struct weft_gasnet_token *outer = weft_gn_cur;
     weft_gn_cur = &tok;
     const int32_t *a = m->args;
-    if (m->kind == WEFT_AME_SHORT) {
+    if (m->kind == WEFT_AM_SHORT) {
         switch (m->nargs) { WEFT_GN_SHORT_CASES(fn, &tok, a); }
     } else {
         void *buf = m->payload;
@@ -376,7 +376,7 @@ static gasnet_node_t am_check(const char *call, gasnet_token_t tok, gasnet_node_
     if (WEFT_UNLIKELY(!weft_gn.handlers[h]))
         weft_fatal(call, "argument handler=%u is not registered (gasnet_attach's table)",
                    (unsigned)h);
-    if (WEFT_UNLIKELY((unsigned)numargs > WEFT_AME_MAX_ARGS))
+    if (WEFT_UNLIKELY((unsigned)numargs > WEFT_AM_MAX_ARGS))
         weft_fatal(call, "argument numargs=%d: at most gasnet_AMMaxArgs() = 16", numargs);
     return dest;
 }
@@ -387,23 +387,23 @@ static int am_send(const char *call, gasnet_token_t tok, gasnet_node_t dest, gas
                    va_list ap)
 {
     dest = am_check(call, tok, dest, h, numargs);
-    int32_t args[WEFT_AME_MAX_ARGS];
+    int32_t args[WEFT_AM_MAX_ARGS];
     for (int i = 0; i < numargs; i++)
         args[i] = (int32_t)va_arg(ap, int);
-    struct weft_ame_out m = {h, kind, tok != NULL, numargs, args, src, nbytes, 0};
-    if (kind == WEFT_AME_MEDIUM) {
-        if (WEFT_UNLIKELY(nbytes > WEFT_AME_MAX_MEDIUM))
+    struct weft_am_out m = {h, kind, tok != NULL, numargs, args, src, nbytes, 0};
+    if (kind == WEFT_AM_MEDIUM) {
+        if (WEFT_UNLIKELY(nbytes > WEFT_AM_MAX_MEDIUM))
             weft_fatal(call, "argument nbytes=%zu exceeds gasnet_AMMaxMedium() = %d", nbytes,
-                       WEFT_AME_MAX_MEDIUM);
-    } else if (kind == WEFT_AME_LONG) {
+                       WEFT_AM_MAX_MEDIUM);
+    } else if (kind == WEFT_AM_LONG) {
         if (WEFT_UNLIKELY(nbytes > WEFT_GN_MAX_LONG))
             weft_fatal(call, "argument nbytes=%zu exceeds gasnet_AMMaxLong%s() = %zu", nbytes,
                        tok ? "Reply" : "Request", WEFT_GN_MAX_LONG);
         m.dest_off = weft_gn_off(call, "dest_addr", dest, dest_addr, nbytes);
     }
-    if (WEFT_UNLIKELY(nbytes && !src && kind != WEFT_AME_SHORT))
+    if (WEFT_UNLIKELY(nbytes && !src && kind != WEFT_AM_SHORT))
         weft_fatal(call, "argument source_addr is NULL with nbytes=%zu", nbytes);
-    weft_ame_send(call, (int)dest, &m);
+    weft_am_send(call, (int)dest, &m);
     return GASNET_OK;
 }
 
@@ -419,7 +419,7 @@ static int am_send(const char *call, gasnet_token_t tok, gasnet_node_t dest, gas
 
 int weft_gasnet_AMRequestShortM(gasnet_node_t dest, gasnet_handler_t h, int numargs, ...)
 {
-    WEFT_GN_AM("gasnet_AMRequestShort", NULL, dest, h, WEFT_AME_SHORT, NULL, 0, NULL, numargs);
+    WEFT_GN_AM("gasnet_AMRequestShort", NULL, dest, h, WEFT_AM_SHORT, NULL, 0, NULL, numargs);
 }
 /* The fixed-arity Short requests: the checks as one unlikely branch (an
  * unregistered handler also means "before attach": the table is empty
@@ -429,16 +429,16 @@ static __attribute__((noinline)) int short_general(gasnet_node_t dest, gasnet_ha
                                                    int numargs, const gasnet_handlerarg_t *args)
 {
     dest = am_check("gasnet_AMRequestShort", NULL, dest, h, numargs);
-    struct weft_ame_out m = {h, WEFT_AME_SHORT, 0, numargs, args, NULL, 0, 0};
-    weft_ame_send("gasnet_AMRequestShort", (int)dest, &m);
+    struct weft_am_out m = {h, WEFT_AM_SHORT, 0, numargs, args, NULL, 0, 0};
+    weft_am_send("gasnet_AMRequestShort", (int)dest, &m);
     return GASNET_OK;
 }
 int weft_gasnet_AMRequestShortA(gasnet_node_t dest, gasnet_handler_t h, int numargs,
                                 const gasnet_handlerarg_t *args)
 {
     if (WEFT_UNLIKELY((dest >= (gasnet_node_t)weft_rt.n_pes) | (weft_gn.handlers[h] == NULL) |
-                      ((unsigned)numargs > WEFT_AME_MAX_ARGS) | (weft_gn_cur != NULL)) ||
-        weft_ame_short_request((int)dest, h, numargs, args) != 0)
+                      ((unsigned)numargs > WEFT_AM_MAX_ARGS) | (weft_gn_cur != NULL)) ||
+        weft_am_short_request((int)dest, h, numargs, args) != 0)
         return short_general(dest, h, numargs, args);
     return GASNET_OK;
 }
@@ -446,41 +446,41 @@ int weft_gasnet_AMRequestShortA(gasnet_node_t dest, gasnet_handler_t h, int numa
 int weft_gasnet_AMRequestMediumM(gasnet_node_t dest, gasnet_handler_t h, void *src,
                                  size_t nbytes, int numargs, ...)
 {
-    WEFT_GN_AM("gasnet_AMRequestMedium", NULL, dest, h, WEFT_AME_MEDIUM, src, nbytes, NULL,
+    WEFT_GN_AM("gasnet_AMRequestMedium", NULL, dest, h, WEFT_AM_MEDIUM, src, nbytes, NULL,
                numargs);
 }
 int weft_gasnet_AMRequestLongM(gasnet_node_t dest, gasnet_handler_t h, void *src, size_t nbytes,
                                void *dest_addr, int numargs, ...)
 {
-    WEFT_GN_AM("gasnet_AMRequestLong", NULL, dest, h, WEFT_AME_LONG, src, nbytes, dest_addr,
+    WEFT_GN_AM("gasnet_AMRequestLong", NULL, dest, h, WEFT_AM_LONG, src, nbytes, dest_addr,
                numargs);
 }
 /* The payload is at the target when the call returns, so Async is Long. */
 int weft_gasnet_AMRequestLongAsyncM(gasnet_node_t dest, gasnet_handler_t h, void *src,
                                     size_t nbytes, void *dest_addr, int numargs, ...)
 {
-    WEFT_GN_AM("gasnet_AMRequestLongAsync", NULL, dest, h, WEFT_AME_LONG, src, nbytes, dest_addr,
+    WEFT_GN_AM("gasnet_AMRequestLongAsync", NULL, dest, h, WEFT_AM_LONG, src, nbytes, dest_addr,
                numargs);
 }
 int weft_gasnet_AMReplyShortM(gasnet_token_t tok, gasnet_handler_t h, int numargs, ...)
 {
     if (!tok)
         weft_fatal("gasnet_AMReplyShort", "argument token is NULL");
-    WEFT_GN_AM("gasnet_AMReplyShort", tok, 0, h, WEFT_AME_SHORT, NULL, 0, NULL, numargs);
+    WEFT_GN_AM("gasnet_AMReplyShort", tok, 0, h, WEFT_AM_SHORT, NULL, 0, NULL, numargs);
 }
 int weft_gasnet_AMReplyMediumM(gasnet_token_t tok, gasnet_handler_t h, void *src, size_t nbytes,
                                int numargs, ...)
 {
     if (!tok)
         weft_fatal("gasnet_AMReplyMedium", "argument token is NULL");
-    WEFT_GN_AM("gasnet_AMReplyMedium", tok, 0, h, WEFT_AME_MEDIUM, src, nbytes, NULL, numargs);
+    WEFT_GN_AM("gasnet_AMReplyMedium", tok, 0, h, WEFT_AM_MEDIUM, src, nbytes, NULL, numargs);
 }
 int weft_gasnet_AMReplyLongM(gasnet_token_t tok, gasnet_handler_t h, void *src, size_t nbytes,
                              void *dest_addr, int numargs, ...)
 {
     if (!tok)
         weft_fatal("gasnet_AMReplyLong", "argument token is NULL");
-    WEFT_GN_AM("gasnet_AMReplyLong", tok, 0, h, WEFT_AME_LONG, src, nbytes, dest_addr, numargs);
+    WEFT_GN_AM("gasnet_AMReplyLong", tok, 0, h, WEFT_AM_LONG, src, nbytes, dest_addr, numargs);
 }
 
 int weft_gasnet_AMGetMsgSource(gasnet_token_t tok, gasnet_node_t *srcindex)
@@ -497,7 +497,7 @@ int weft_gasnet_AMPoll(void)
         weft_gn_fail_attach("gasnet_AMPoll");
     if (weft_gn_cur) /* handlers do not nest */
         return GASNET_OK;
-    weft_ame_poll();
+    weft_am_poll();
     return GASNET_OK;
 }
 
@@ -506,7 +506,7 @@ void weft_gasnet_poll_wait(unsigned *spins)
     if (WEFT_UNLIKELY(!weft_gn.attached))
         weft_gn_fail_attach("GASNET_BLOCKUNTIL");
     weft_gn_check_blocking("GASNET_BLOCKUNTIL");
-    if (weft_ame_poll_local())
+    if (weft_am_poll_local())
         *spins = 0;
     weft_poll_yield(spins); /* progresses libfabric, yields after a while */
 }

@@ -29,9 +29,8 @@ static inline struct weft_ctx *ctx(void) { return &weft_ctx_default; }
  * libfabric that is the put and a quiet. */
 static void blocking_put(uint64_t off, const void *src, size_t nbytes, gasnet_node_t node)
 {
-    weft_tx_put(ctx(), WEFT_SEG_HEAP, off, src, nbytes, (int)node);
-    if (!weft_onnode_addr(WEFT_SEG_HEAP, off, (int)node))
-        weft_tx_quiet(ctx());
+    if (weft_transport_put(ctx(), WEFT_SEG_HEAP, off, src, nbytes, (int)node))
+        weft_transport_quiet(ctx());
 }
 
 void weft_gasnet_put(gasnet_node_t node, void *dest, void *src, size_t nbytes)
@@ -48,13 +47,13 @@ void weft_gasnet_get(void *dest, gasnet_node_t node, void *src, size_t nbytes)
 {
     weft_gn_check("gasnet_get", node);
     uint64_t off = weft_gn_off("gasnet_get", "src", node, src, nbytes);
-    weft_tx_get(ctx(), dest, WEFT_SEG_HEAP, off, nbytes, (int)node);
+    weft_transport_get(ctx(), dest, WEFT_SEG_HEAP, off, nbytes, (int)node);
 }
 void weft_gasnet_get_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes)
 {
     weft_gn_check("gasnet_get_bulk", node);
     uint64_t off = weft_gn_off("gasnet_get_bulk", "src", node, src, nbytes);
-    weft_tx_get(ctx(), dest, WEFT_SEG_HEAP, off, nbytes, (int)node);
+    weft_transport_get(ctx(), dest, WEFT_SEG_HEAP, off, nbytes, (int)node);
 }
 
 /* Non-blocking put: the non-bulk form may reuse src on return, so it is a
@@ -64,27 +63,18 @@ gasnet_handle_t weft_gn_put_nb(const char *call, gasnet_node_t node, void *dest,
 {
     weft_gn_check(call, node);
     uint64_t off = weft_gn_off(call, "dest", node, dest, nbytes);
-    if (weft_onnode_addr(WEFT_SEG_HEAP, off, (int)node)) {
-        weft_tx_put(ctx(), WEFT_SEG_HEAP, off, src, nbytes, (int)node);
-        return GASNET_INVALID_HANDLE;
-    }
-    if (bulk)
-        weft_ofi_put_nbi(ctx()->ofi, WEFT_SEG_HEAP, off, src, nbytes, (int)node);
-    else
-        weft_ofi_put(ctx()->ofi, WEFT_SEG_HEAP, off, src, nbytes, (int)node);
-    return PENDING;
+    int pending = bulk ? weft_transport_put_nbi(ctx(), WEFT_SEG_HEAP, off, src, nbytes, (int)node)
+                       : weft_transport_put(ctx(), WEFT_SEG_HEAP, off, src, nbytes, (int)node);
+    return pending ? PENDING : GASNET_INVALID_HANDLE;
 }
 gasnet_handle_t weft_gn_get_nb(const char *call, void *dest, gasnet_node_t node, void *src,
                               size_t nbytes)
 {
     weft_gn_check(call, node);
     uint64_t off = weft_gn_off(call, "src", node, src, nbytes);
-    if (weft_onnode_addr(WEFT_SEG_HEAP, off, (int)node)) {
-        weft_tx_get(ctx(), dest, WEFT_SEG_HEAP, off, nbytes, (int)node);
-        return GASNET_INVALID_HANDLE;
-    }
-    weft_ofi_get_nbi(ctx()->ofi, dest, WEFT_SEG_HEAP, off, nbytes, (int)node);
-    return PENDING;
+    if (weft_transport_get_nbi(ctx(), dest, WEFT_SEG_HEAP, off, nbytes, (int)node))
+        return PENDING;
+    return GASNET_INVALID_HANDLE;
 }
 
 gasnet_handle_t weft_gasnet_put_nb(gasnet_node_t node, void *dest, void *src, size_t nbytes)
@@ -134,7 +124,7 @@ static void complete(const char *call)
 {
     if (WEFT_UNLIKELY(!weft_gn.attached))
         weft_gn_fail_attach(call);
-    weft_tx_quiet(ctx());
+    weft_transport_quiet(ctx());
 }
 
 void weft_gasnet_wait_syncnb(gasnet_handle_t h)
@@ -178,22 +168,22 @@ int weft_gasnet_try_syncnb_some(gasnet_handle_t *h, size_t n)
     return sync_list("gasnet_try_syncnb_some", h, n);
 }
 
-void weft_gasnet_wait_syncnbi_puts(void) { weft_tx_quiet(ctx()); }
-void weft_gasnet_wait_syncnbi_gets(void) { weft_tx_quiet(ctx()); }
-void weft_gasnet_wait_syncnbi_all(void) { weft_tx_quiet(ctx()); }
+void weft_gasnet_wait_syncnbi_puts(void) { weft_transport_quiet(ctx()); }
+void weft_gasnet_wait_syncnbi_gets(void) { weft_transport_quiet(ctx()); }
+void weft_gasnet_wait_syncnbi_all(void) { weft_transport_quiet(ctx()); }
 int weft_gasnet_try_syncnbi_puts(void)
 {
-    weft_tx_quiet(ctx());
+    weft_transport_quiet(ctx());
     return GASNET_OK;
 }
 int weft_gasnet_try_syncnbi_gets(void)
 {
-    weft_tx_quiet(ctx());
+    weft_transport_quiet(ctx());
     return GASNET_OK;
 }
 int weft_gasnet_try_syncnbi_all(void)
 {
-    weft_tx_quiet(ctx());
+    weft_transport_quiet(ctx());
     return GASNET_OK;
 }
 
@@ -262,7 +252,7 @@ static gasnet_register_value_t get_val(const char *call, gasnet_node_t node, voi
     check_val_size(call, nbytes);
     uint64_t off = weft_gn_off(call, "src", node, src, nbytes);
     gasnet_register_value_t v = 0;
-    weft_tx_get(ctx(), (char *)low_bytes(&v, nbytes), WEFT_SEG_HEAP, off, nbytes, (int)node);
+    weft_transport_get(ctx(), (char *)low_bytes(&v, nbytes), WEFT_SEG_HEAP, off, nbytes, (int)node);
     return v;
 }
 gasnet_register_value_t weft_gasnet_get_val(gasnet_node_t node, void *src, size_t nbytes)
@@ -282,26 +272,14 @@ static gasnet_handle_t do_memset(const char *call, gasnet_node_t node, void *des
 {
     weft_gn_check(call, node);
     uint64_t off = weft_gn_off(call, "dest", node, dest, nbytes);
-    char *p = weft_onnode_addr(WEFT_SEG_HEAP, off, (int)node);
-    if (p) {
-        memset(p, val, nbytes);
-        return GASNET_INVALID_HANDLE;
-    }
-    /* Through libfabric: puts from a filled buffer, each complete locally
-     * before the buffer is reused (the puts block until then). */
-    char buf[4096];
-    memset(buf, val, sizeof buf);
-    for (size_t done = 0; done < nbytes;) {
-        size_t c = nbytes - done < sizeof buf ? nbytes - done : sizeof buf;
-        weft_ofi_put(ctx()->ofi, WEFT_SEG_HEAP, off + done, buf, c, (int)node);
-        done += c;
-    }
-    return nbytes ? PENDING : GASNET_INVALID_HANDLE;
+    if (weft_transport_memset(ctx(), WEFT_SEG_HEAP, off, val, nbytes, (int)node))
+        return PENDING;
+    return GASNET_INVALID_HANDLE;
 }
 void weft_gasnet_memset(gasnet_node_t node, void *dest, int val, size_t nbytes)
 {
     if (do_memset("gasnet_memset", node, dest, val, nbytes))
-        weft_tx_quiet(ctx());
+        weft_transport_quiet(ctx());
 }
 gasnet_handle_t weft_gasnet_memset_nb(gasnet_node_t node, void *dest, int val, size_t nbytes)
 {

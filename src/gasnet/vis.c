@@ -1,10 +1,11 @@
 /* vis.c owns GASNet's non-contiguous transfers (gasnet_vis.h): each side
  * (remote and local) is walked as a sequence of contiguous chunks, whatever
  * its description (vector, indexed, strided), and every overlap of a remote
- * chunk with a local one is one piece. To a node on the direct path a piece
- * is a memcpy; through libfabric the pieces are gathered in batches and
- * posted as fi_writemsg/fi_readmsg messages of as many iovecs as the
- * provider allows (weft_ofi_putv_nbi). All are synchronized together by
+ * chunk with a local one is one piece. The pieces are gathered in batches
+ * and handed to the transport's vector calls (weft_transport_putv_nbi): a
+ * memcpy each to a node on the direct path, fi_writemsg/fi_readmsg
+ * messages of as many iovecs as the provider allows through libfabric.
+ * All are synchronized together by
  * the handle (or the nbi syncs, or before a blocking form returns). */
 #include <gasnet_vis.h>
 
@@ -65,8 +66,9 @@ static size_t strided_chunks(const char *call, const size_t *count, size_t level
     return count[0] ? n : 0;
 }
 
-/* Pieces gathered for one libfabric call (weft_ofi_putv_nbi splits them
- * into messages by the provider's limits). */
+/* Pieces gathered for one transport call (weft_transport_putv_nbi: copies
+ * on the direct path, else as few libfabric messages as the provider's
+ * limits allow). */
 #define BATCH 64
 struct batch {
     size_t n;
@@ -75,17 +77,16 @@ struct batch {
     size_t len[BATCH];
 };
 
-static void flush_batch(int put, gasnet_node_t node, struct batch *b)
+/* 1 when the pieces were left to libfabric (the next quiet completes
+ * them). */
+static int flush_batch(int put, gasnet_node_t node, struct batch *b)
 {
-    if (!b->n)
-        return;
-    if (put)
-        weft_ofi_putv_nbi(weft_ctx_default.ofi, WEFT_SEG_HEAP, b->n, b->off, b->local, b->len,
-                          (int)node);
-    else
-        weft_ofi_getv_nbi(weft_ctx_default.ofi, WEFT_SEG_HEAP, b->n, b->off, b->local, b->len,
-                          (int)node);
+    int pending = put ? weft_transport_putv_nbi(&weft_ctx_default, WEFT_SEG_HEAP, b->n, b->off,
+                                                b->local, b->len, (int)node)
+                      : weft_transport_getv_nbi(&weft_ctx_default, WEFT_SEG_HEAP, b->n, b->off,
+                                                b->local, b->len, (int)node);
     b->n = 0;
+    return pending;
 }
 
 /* Move the bytes: put (remote is the destination) or get. */
@@ -93,7 +94,6 @@ static gasnet_handle_t transfer(const char *call, int put, gasnet_node_t node, s
                                 struct side *local)
 {
     weft_gn_check(call, node);
-    int direct = weft_onnode_addr(WEFT_SEG_HEAP, weft_gn.seg_off, (int)node) != NULL;
     struct batch b;
     b.n = 0;
     gasnet_handle_t h = GASNET_INVALID_HANDLE;
@@ -103,24 +103,17 @@ static gasnet_handle_t transfer(const char *call, int put, gasnet_node_t node, s
             if (r || l)
                 weft_fatal(call, "the %s side holds more bytes than the %s side",
                            r ? "remote" : "local", r ? "local" : "remote");
-            flush_batch(put, node, &b);
+            if (flush_batch(put, node, &b))
+                h = &weft_gn_pending_op;
             return h;
         }
         size_t n = remote->left < local->left ? remote->left : local->left;
-        if (direct) {
-            gasnet_handle_t x = put ? weft_gn_put_nb(call, node, remote->cur, local->cur, n, 1)
-                                    : weft_gn_get_nb(call, local->cur, node, remote->cur, n);
-            if (x)
-                h = x;
-        } else {
-            if (b.n == BATCH)
-                flush_batch(put, node, &b);
-            b.off[b.n] = weft_gn_off(call, put ? "dest" : "src", node, remote->cur, n);
-            b.local[b.n] = local->cur;
-            b.len[b.n] = n;
-            b.n++;
+        if (b.n == BATCH && flush_batch(put, node, &b))
             h = &weft_gn_pending_op;
-        }
+        b.off[b.n] = weft_gn_off(call, put ? "dest" : "src", node, remote->cur, n);
+        b.local[b.n] = local->cur;
+        b.len[b.n] = n;
+        b.n++;
         remote->cur += n;
         remote->left -= n;
         local->cur += n;
@@ -162,7 +155,7 @@ static struct side str_side(const char *call, void *base, const size_t *strides,
     void weft_gasnet_##name##_bulk params                                      \
     {                                                                          \
         if (name##_do("gasnet_" #name "_bulk", WEFT_GN_VIS_ARGS_##name))       \
-            weft_tx_quiet(&weft_ctx_default);                                  \
+            weft_transport_quiet(&weft_ctx_default);                                  \
     }                                                                          \
     gasnet_handle_t weft_gasnet_##name##_nb_bulk params                        \
     {                                                                          \

@@ -54,7 +54,7 @@ static uint64_t heap_off(const void *p)
 
 static void notify(int pe, const void *local_field, uint64_t value)
 {
-    weft_tx_notify(&weft_ctx_default, WEFT_SEG_HEAP, heap_off(local_field), value, pe);
+    weft_transport_notify(&weft_ctx_default, WEFT_SEG_HEAP, heap_off(local_field), value, pe);
 }
 
 void weft_hang_init(void)
@@ -271,11 +271,11 @@ static void hang_step(struct weft_internal_sym *sym, double t)
         for (int pe = 0; pe < n; pe++)
             if (pe != me)
                 notify(pe, &sym->hang_report, v);
-        weft_tx_quiet(&weft_ctx_default);
+        weft_transport_quiet(&weft_ctx_default);
         /* Let the peers print before the launcher takes them down. */
         double until = now() + 1.0;
         while (now() < until) {
-            weft_tx_progress();
+            weft_transport_progress();
             struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
         }

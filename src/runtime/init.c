@@ -189,7 +189,7 @@ void weft_runtime_finalize(void)
     /* Tell the peers first: one still waiting in a collective we will
      * never join learns it cannot complete (runtime/hang.c). */
     weft_hang_announce_finalize();
-    weft_tx_quiet(&weft_ctx_default);
+    weft_transport_quiet(&weft_ctx_default);
     /* No barrier of ours here: weft_ofi_fini's launcher barrier (with
      * progress kept running) is finalize's synchronization, so it can
      * never pair with a peer's shmem_barrier_all. */

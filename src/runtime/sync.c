@@ -67,7 +67,7 @@ int weft_host_oversubscribed(void)
  * for IDLE_AFTER_NS sleeps instead, for a quarter of the time it has been
  * idle (a late wake-up costs at most that fraction of the wait), at most
  * WEFT_IDLE_NAP us; the PEs that serve keep the CPUs. Served requests
- * are counted where they can be seen (weft_tx_served, and the
+ * are counted where they can be seen (weft_transport_served, and the
  * active-message engine's on-node deliveries); where they cannot
  * (tcp;ofi_rxm's RMA), the nap waits on the provider's descriptor, which a
  * request ends (idle_nap). Per thread: each thread of a PE waits on its
@@ -113,8 +113,8 @@ static uint64_t clock_ns(void)
 static int idle_nap(unsigned s, uint64_t t)
 {
     uint64_t served = 0;
-    int counted = weft_tx_served(&served);
-    if (!counted && !weft_tx_can_block())
+    int counted = weft_transport_served(&served);
+    if (!counted && !weft_transport_can_block())
         return -1;
     served += __atomic_load_n(&weft_rt.onnode_msgs_served, __ATOMIC_RELAXED);
     if (s <= idle.last_s || served != idle.served) {
@@ -131,7 +131,7 @@ static int idle_nap(unsigned s, uint64_t t)
     if (nap > (uint64_t)idle_nap_max_ns)
         nap = (uint64_t)idle_nap_max_ns;
     if (!counted) {
-        int woke = weft_tx_block(nap);
+        int woke = weft_transport_block(nap);
         if (woke < 0)
             return 0;
         if (woke > 0)
@@ -179,7 +179,7 @@ static void poll_pause(unsigned *spins)
     __atomic_store_n(&spin_prev, s, __ATOMIC_RELAXED);
     if (s <= budget) {
         int spin_on = 1;
-        if (spin_timed && weft_tx_progress_syscalls()) {
+        if (spin_timed && weft_transport_progress_syscalls()) {
             uint64_t t = clock_ns();
             if (s == 1)
                 idle.spin_start_ns = t;
@@ -243,7 +243,7 @@ static void poll_pause(unsigned *spins)
 void weft_poll_yield(unsigned *spins)
 {
     poll_pause(spins);
-    weft_tx_progress();
+    weft_transport_progress();
 }
 
 /* Dissemination barrier over world: in round r PE i signals PE
@@ -253,7 +253,7 @@ void weft_barrier_all_internal(void)
 {
     struct weft_internal_sym *sym = weft_rt.sym;
     int n = weft_rt.n_pes, me = weft_rt.my_pe;
-    weft_tx_quiet(&weft_ctx_default);
+    weft_transport_quiet(&weft_ctx_default);
     if (n == 1)
         return;
     uint64_t epoch = ++sym->barrier_epoch;
@@ -264,8 +264,8 @@ void weft_barrier_all_internal(void)
     int round = 0;
     for (int dist = 1; dist < n; dist <<= 1, round++) {
         int peer = (me + dist) % n;
-        weft_tx_notify(&weft_ctx_default, WEFT_SEG_HEAP,
-                       off0 + (uint64_t)round * sizeof(uint64_t), epoch, peer);
+        weft_transport_notify(&weft_ctx_default, WEFT_SEG_HEAP,
+                              off0 + (uint64_t)round * sizeof(uint64_t), epoch, peer);
         unsigned spins = 0;
         while (__atomic_load_n(&sym->barrier_flag[round], __ATOMIC_ACQUIRE) < epoch)
             weft_poll_yield(&spins);

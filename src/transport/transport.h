@@ -1,7 +1,10 @@
-/* transport.h owns the single, inline dispatch point between the API layer
- * and the transports: one load of the peer's direct mapping decides between
- * the on-node path (loads, stores, memcpy, CPU atomics into the peer's
- * mapped segment) and libfabric. No function pointers on this path. */
+/* transport.h owns the one door to the transports: the layers above
+ * (src/api, src/gasnet, src/am) reach the on-node path and libfabric only
+ * through the functions here. One load of the peer's direct mapping
+ * decides between the on-node path (loads, stores, memcpy, CPU atomics
+ * into the peer's mapped segment) and libfabric, here and nowhere else.
+ * Hot calls are static inline, with no function pointers; cold ones
+ * (contexts, set-up, introspection) call the transports' own functions. */
 #ifndef WEFT_TRANSPORT_H
 #define WEFT_TRANSPORT_H
 
@@ -11,6 +14,7 @@
 #include "core/cpu_amo.h"
 #include "core/runtime.h"
 #include "transport/ofi/ofi.h"
+#include "transport/ofi/ofi_msg.h"
 #include "transport/onnode/onnode.h"
 
 #pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
@@ -25,53 +29,131 @@ struct weft_ctx {
 
 WEFT_EXPORT extern struct weft_ctx weft_ctx_default; /* SHMEM_CTX_DEFAULT */
 
-static inline void weft_tx_put(struct weft_ctx *c, int seg, uint64_t off, const void *src,
-                               size_t len, int pe)
+/* The default context's fast path: pe's segment seg as mapped in this
+ * process, or NULL when pe is reached through libfabric (see the fast
+ * path section below). */
+static inline __attribute__((always_inline)) char *weft_transport_fast_peer(int seg, int pe)
+{
+    return (seg == WEFT_SEG_HEAP ? weft_fast_heap_peer : weft_fast_data_peer)[(unsigned)pe];
+}
+
+/* ---- any context ------------------------------------------------------------
+ * RMA on (seg, off) at pe. Each returns 1 when the operation was left to
+ * libfabric (a later quiet completes it), 0 when it is complete on return
+ * (the direct path): GASNet's handles are made of that. put: src reusable
+ * on return; put_nbi: not before quiet; get: dst filled on return;
+ * get_nbi: after quiet. */
+static inline int weft_transport_put(struct weft_ctx *c, int seg, uint64_t off, const void *src,
+                                     size_t len, int pe)
 {
     char *p = weft_onnode_addr(seg, off, pe);
-    if (p)
+    if (p) {
         weft_copy_once(p, src, len); /* each byte once; may overlap (self) */
-    else
-        weft_ofi_put(c->ofi, seg, off, src, len, pe);
+        return 0;
+    }
+    weft_ofi_put(c->ofi, seg, off, src, len, pe);
+    return 1;
 }
-static inline void weft_tx_put_nbi(struct weft_ctx *c, int seg, uint64_t off, const void *src,
-                                   size_t len, int pe)
+static inline int weft_transport_put_nbi(struct weft_ctx *c, int seg, uint64_t off, const void *src,
+                                         size_t len, int pe)
+{
+    char *p = weft_onnode_addr(seg, off, pe);
+    if (p) {
+        weft_copy_once(p, src, len);
+        return 0;
+    }
+    weft_ofi_put_nbi(c->ofi, seg, off, src, len, pe);
+    return 1;
+}
+/* An application's put or put_nbi: as weft_transport_put(_nbi), but a
+ * small one through the default context may be coalesced
+ * (weft_ofi_put_or_coalesce); the runtime's own puts (collectives) never
+ * are. */
+static inline void weft_transport_put_or_coalesce(struct weft_ctx *c, int seg, uint64_t off,
+                                                  const void *src, size_t len, int pe, int nbi)
 {
     char *p = weft_onnode_addr(seg, off, pe);
     if (p)
         weft_copy_once(p, src, len);
     else
-        weft_ofi_put_nbi(c->ofi, seg, off, src, len, pe);
+        weft_ofi_put_or_coalesce(c->ofi, seg, off, src, len, pe, nbi);
 }
-/* An application's put or put_nbi: as weft_tx_put(_nbi), but a small one
- * through the default context may be coalesced (weft_ofi_put_api); the
- * runtime's own puts (collectives) never are. */
-static inline void weft_tx_put_api(struct weft_ctx *c, int seg, uint64_t off, const void *src,
-                                   size_t len, int pe, int nbi)
+static inline int weft_transport_get(struct weft_ctx *c, void *dst, int seg, uint64_t off,
+                                     size_t len, int pe)
+{
+    const char *p = weft_onnode_addr(seg, off, pe);
+    if (p) {
+        memmove(dst, p, len);
+        return 0;
+    }
+    weft_ofi_get(c->ofi, dst, seg, off, len, pe);
+    return 1;
+}
+static inline int weft_transport_get_nbi(struct weft_ctx *c, void *dst, int seg, uint64_t off,
+                                         size_t len, int pe)
+{
+    const char *p = weft_onnode_addr(seg, off, pe);
+    if (p) {
+        memmove(dst, p, len);
+        return 0;
+    }
+    weft_ofi_get_nbi(c->ofi, dst, seg, off, len, pe);
+    return 1;
+}
+/* len bytes of value c at (seg, off) at pe; 1 when left to libfabric (puts
+ * of a filled buffer, each complete locally before the buffer is reused). */
+static inline int weft_transport_memset(struct weft_ctx *c, int seg, uint64_t off, int value,
+                                        size_t len, int pe)
 {
     char *p = weft_onnode_addr(seg, off, pe);
-    if (p)
-        weft_copy_once(p, src, len);
-    else
-        weft_ofi_put_api(c->ofi, seg, off, src, len, pe, nbi);
+    if (p) {
+        memset(p, value, len);
+        return 0;
+    }
+    char buf[4096];
+    memset(buf, value, len < sizeof buf ? len : sizeof buf);
+    for (size_t done = 0; done < len;) {
+        size_t n = len - done < sizeof buf ? len - done : sizeof buf;
+        weft_ofi_put(c->ofi, seg, off + done, buf, n, pe);
+        done += n;
+    }
+    return len != 0;
 }
-static inline void weft_tx_get(struct weft_ctx *c, void *dst, int seg, uint64_t off, size_t len,
-                               int pe)
+/* Vector, non-blocking: n pieces, piece k of len[k] bytes between local[k]
+ * and offset off[k] of seg at pe (GASNet VIS); copied at once on the
+ * direct path, else as few libfabric writes or reads as the provider's
+ * limits allow, complete at quiet (1 returned then). */
+static inline int weft_transport_putv_nbi(struct weft_ctx *c, int seg, size_t n,
+                                          const uint64_t *off, void *const *local,
+                                          const size_t *len, int pe)
 {
-    const char *p = weft_onnode_addr(seg, off, pe);
-    if (p)
-        memmove(dst, p, len);
-    else
-        weft_ofi_get(c->ofi, dst, seg, off, len, pe);
+    if (n && weft_onnode_addr(seg, off[0], pe)) {
+        for (size_t k = 0; k < n; k++)
+            weft_copy_once(weft_onnode_addr(seg, off[k], pe), local[k], len[k]);
+        return 0;
+    }
+    if (n)
+        weft_ofi_putv_nbi(c->ofi, seg, n, off, local, len, pe);
+    return n != 0;
 }
-static inline void weft_tx_get_nbi(struct weft_ctx *c, void *dst, int seg, uint64_t off,
-                                   size_t len, int pe)
+static inline int weft_transport_getv_nbi(struct weft_ctx *c, int seg, size_t n,
+                                          const uint64_t *off, void *const *local,
+                                          const size_t *len, int pe)
 {
-    const char *p = weft_onnode_addr(seg, off, pe);
-    if (p)
-        memmove(dst, p, len);
-    else
-        weft_ofi_get_nbi(c->ofi, dst, seg, off, len, pe);
+    if (n && weft_onnode_addr(seg, off[0], pe)) {
+        for (size_t k = 0; k < n; k++)
+            memmove(local[k], weft_onnode_addr(seg, off[k], pe), len[k]);
+        return 0;
+    }
+    if (n)
+        weft_ofi_getv_nbi(c->ofi, seg, n, off, local, len, pe);
+    return n != 0;
+}
+/* The object at (seg, off) of pe as mapped in this process (shmem_ptr), or
+ * NULL when pe is reached through libfabric. */
+static inline void *weft_transport_ptr(int seg, uint64_t off, int pe)
+{
+    return weft_onnode_addr(seg, off, pe);
 }
 
 /* Strided copy: element i from src + i*sstride to dst + i*dstride, each
@@ -83,8 +165,9 @@ static inline void weft_copy_strided(char *dst, ptrdiff_t dstride, const char *s
         weft_copy_once(dst, src, elem);
 }
 
-static inline void weft_tx_iput(struct weft_ctx *c, int seg, uint64_t off, ptrdiff_t tstride,
-                                const void *src, ptrdiff_t sstride, size_t elem, size_t n, int pe)
+static inline void weft_transport_iput(struct weft_ctx *c, int seg, uint64_t off, ptrdiff_t tstride,
+                                       const void *src, ptrdiff_t sstride, size_t elem, size_t n,
+                                       int pe)
 {
     char *p = weft_onnode_addr(seg, off, pe);
     if (p)
@@ -92,8 +175,9 @@ static inline void weft_tx_iput(struct weft_ctx *c, int seg, uint64_t off, ptrdi
     else
         weft_ofi_iput(c->ofi, seg, off, tstride, src, sstride, elem, n, pe);
 }
-static inline void weft_tx_iget(struct weft_ctx *c, void *dst, ptrdiff_t dstride, int seg,
-                                uint64_t off, ptrdiff_t sstride, size_t elem, size_t n, int pe)
+static inline void weft_transport_iget(struct weft_ctx *c, void *dst, ptrdiff_t dstride, int seg,
+                                       uint64_t off, ptrdiff_t sstride, size_t elem, size_t n,
+                                       int pe)
 {
     const char *p = weft_onnode_addr(seg, off, pe);
     if (p)
@@ -101,9 +185,9 @@ static inline void weft_tx_iget(struct weft_ctx *c, void *dst, ptrdiff_t dstride
     else
         weft_ofi_iget(c->ofi, dst, dstride, seg, off, sstride, elem, n, pe);
 }
-static inline void weft_tx_amo(struct weft_ctx *c, enum weft_amo_op op, enum weft_dtype dt,
-                               int seg, uint64_t off, const void *operand, const void *compare,
-                               void *result, int pe)
+static inline void weft_transport_amo(struct weft_ctx *c, enum weft_amo_op op, enum weft_dtype dt,
+                                      int seg, uint64_t off, const void *operand,
+                                      const void *compare, void *result, int pe)
 {
     char *p = weft_onnode_addr(seg, off, pe);
     if (p)
@@ -111,9 +195,10 @@ static inline void weft_tx_amo(struct weft_ctx *c, enum weft_amo_op op, enum wef
     else
         weft_ofi_amo(c->ofi, op, dt, seg, off, operand, compare, result, pe);
 }
-static inline void weft_tx_amo_nbi(struct weft_ctx *c, enum weft_amo_op op, enum weft_dtype dt,
-                                   int seg, uint64_t off, const void *operand,
-                                   const void *compare, void *result, int pe)
+static inline void weft_transport_amo_nbi(struct weft_ctx *c, enum weft_amo_op op,
+                                          enum weft_dtype dt, int seg, uint64_t off,
+                                          const void *operand, const void *compare, void *result,
+                                          int pe)
 {
     char *p = weft_onnode_addr(seg, off, pe);
     if (p)
@@ -123,8 +208,8 @@ static inline void weft_tx_amo_nbi(struct weft_ctx *c, enum weft_amo_op op, enum
 }
 /* A collective's signal: value added to a 64-bit counter that pe waits
  * for; a later quiet need not complete it. */
-static inline void weft_tx_signal_add(struct weft_ctx *c, int seg, uint64_t off, uint64_t value,
-                                      int pe)
+static inline void weft_transport_signal_add(struct weft_ctx *c, int seg, uint64_t off,
+                                             uint64_t value, int pe)
 {
     char *p = weft_onnode_addr(seg, off, pe);
     if (p)
@@ -135,15 +220,15 @@ static inline void weft_tx_signal_add(struct weft_ctx *c, int seg, uint64_t off,
 /* 1 when this PE may apply an atomic on dt to its own symmetric memory
  * with a CPU atomic although peers' atomics on it may be in flight: every
  * path applies those with CPU atomics in this process. */
-static inline int weft_tx_self_amo_is_cpu(enum weft_dtype dt)
+static inline int weft_transport_self_amo_is_cpu(enum weft_dtype dt)
 {
     return weft_onnode.all_direct || weft_ofi_amo_cpu_coherent(dt);
 }
 /* A monotone 64-bit flag another PE waits on (barrier signals): release
  * store on the direct path; through libfabric an injected write that the
  * next quiet need not flush, since only the waiting PE cares when it lands. */
-static inline void weft_tx_notify(struct weft_ctx *c, int seg, uint64_t off, uint64_t value,
-                                  int pe)
+static inline void weft_transport_notify(struct weft_ctx *c, int seg, uint64_t off, uint64_t value,
+                                         int pe)
 {
     char *p = weft_onnode_addr(seg, off, pe);
     if (p)
@@ -153,7 +238,7 @@ static inline void weft_tx_notify(struct weft_ctx *c, int seg, uint64_t off, uin
 }
 /* quiet: direct stores are complete once issued; the full fence orders them
  * before whatever this PE does next (a flag put, a get of another PE). */
-static inline void weft_tx_quiet(struct weft_ctx *c)
+static inline void weft_transport_quiet(struct weft_ctx *c)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (weft_ofi_active(c->ofi))
@@ -163,7 +248,7 @@ static inline void weft_tx_quiet(struct weft_ctx *c)
  * issued through libfabric is completed. Contract every path keeps
  * (put-with-signal relies on it): a put issued on c before the fence is
  * visible at its target before any AMO issued on c after it takes effect. */
-static inline void weft_tx_fence(struct weft_ctx *c)
+static inline void weft_transport_fence(struct weft_ctx *c)
 {
     __atomic_thread_fence(__ATOMIC_RELEASE);
     if (weft_ofi_active(c->ofi))
@@ -171,25 +256,25 @@ static inline void weft_tx_fence(struct weft_ctx *c)
 }
 /* A put (blocking or nbi) then a fence: what put-with-signal and the
  * counters' fallback issue before their update. */
-static inline void weft_tx_put_fenced(struct weft_ctx *c, int seg, uint64_t off, const void *src,
-                                      size_t len, int pe, int nbi)
+static inline void weft_transport_put_fenced(struct weft_ctx *c, int seg, uint64_t off,
+                                             const void *src, size_t len, int pe, int nbi)
 {
     if (nbi)
-        weft_tx_put_nbi(c, seg, off, src, len, pe);
+        weft_transport_put_nbi(c, seg, off, src, len, pe);
     else
-        weft_tx_put(c, seg, off, src, len, pe);
-    weft_tx_fence(c);
+        weft_transport_put(c, seg, off, src, len, pe);
+    weft_transport_fence(c);
 }
 /* Wait loops call this every spin. When every PE is direct nothing can
  * arrive through libfabric, so there is nothing to progress. */
-static inline void weft_tx_progress(void)
+static inline void weft_transport_progress(void)
 {
     if (!weft_onnode.all_direct)
         weft_ofi_progress();
 }
 /* A wait or test was satisfied: a put the progress thread is applying is
  * whole before the caller may overwrite what it saw (ofi.h). */
-static inline void weft_tx_settle_applied(void)
+static inline void weft_transport_settle_applied(void)
 {
     if (!weft_onnode.all_direct)
         weft_ofi_settle_applied();
@@ -198,7 +283,7 @@ static inline void weft_tx_settle_applied(void)
  * returns 0 when that cannot be told (then a waiting PE must not nap:
  * core/sync.c). With every PE direct a PE serves nobody: peers reach its
  * memory without it. */
-static inline int weft_tx_served(uint64_t *count)
+static inline int weft_transport_served(uint64_t *count)
 {
     if (weft_onnode.all_direct) {
         *count = 0;
@@ -207,26 +292,26 @@ static inline int weft_tx_served(uint64_t *count)
     return weft_ofi_served(count);
 }
 /* A progress call costs system calls (core/sync.c bounds spins in time). */
-static inline int weft_tx_progress_syscalls(void)
+static inline int weft_transport_progress_syscalls(void)
 {
     return !weft_onnode.all_direct && weft_ofi_progress_syscalls;
 }
 /* Whether a waiting thread can sleep until a peer's request or reply
- * arrives (weft_tx_block): where served requests cannot be counted, that
+ * arrives (weft_transport_block): where served requests cannot be counted, that
  * is how an idle PE naps without keeping a serving one waiting. */
-static inline int weft_tx_can_block(void)
+static inline int weft_transport_can_block(void)
 {
     return !weft_onnode.all_direct && weft_ofi_can_block();
 }
 /* Sleep at most ns, or until traffic arrives: 1 if it did (or was already
  * there), 0 if the time ran out, -1 if the provider refused the wait. */
-static inline int weft_tx_block(uint64_t ns)
+static inline int weft_transport_block(uint64_t ns)
 {
     return weft_ofi_block(ns);
 }
 
 /* ---- counters (counting puts and pushes, src/api/counting.c) -------------
- * weft_tx_put_count: len bytes from src to (seg, off) at pe, then amount
+ * weft_transport_put_count: len bytes from src to (seg, off) at pe, then amount
  * added to the uint64 counter at heap offset coff at pe, never visible
  * there before the bytes. scratch: the heap offset of 8 bytes at pe that
  * nothing reads, where an update without data of its own (len 0, a get's
@@ -235,9 +320,9 @@ static inline int weft_tx_block(uint64_t ns)
  * peer: the caller's release add; libfabric with weft_ofi_count_imm: the
  * target's progress, from the write's immediate data), or, with immediate
  * data off, weft's AMO path as for every atomic. */
-static inline void weft_tx_put_count(struct weft_ctx *c, int seg, uint64_t off, const void *src,
-                                     size_t len, uint64_t coff, uint64_t scratch, uint64_t amount,
-                                     int pe, int nbi)
+static inline void weft_transport_put_count(struct weft_ctx *c, int seg, uint64_t off,
+                                            const void *src, size_t len, uint64_t coff,
+                                            uint64_t scratch, uint64_t amount, int pe, int nbi)
 {
     char *cnt = weft_onnode_addr(WEFT_SEG_HEAP, coff, pe);
     char *p = len ? weft_onnode_addr(seg, off, pe) : NULL;
@@ -256,7 +341,7 @@ static inline void weft_tx_put_count(struct weft_ctx *c, int seg, uint64_t off, 
     /* Data and counter apart (a split peer, several writes, no data):
      * the data, the fence's promise, then the update. */
     if (len) {
-        weft_tx_put_fenced(c, seg, off, src, len, pe, nbi);
+        weft_transport_put_fenced(c, seg, off, src, len, pe, nbi);
     } else {
         __atomic_thread_fence(__ATOMIC_RELEASE); /* the caller's reads (a get's count) */
     }
@@ -272,13 +357,32 @@ static inline void weft_tx_put_count(struct weft_ctx *c, int seg, uint64_t off, 
                 break;
         }
     } else {
-        weft_tx_amo_nbi(c, WEFT_AMO_ADD, WEFT_DT_U64, WEFT_SEG_HEAP, coff, &amount, NULL, NULL,
-                        pe);
+        weft_transport_amo_nbi(c, WEFT_AMO_ADD, WEFT_DT_U64, WEFT_SEG_HEAP, coff, &amount, NULL,
+                               NULL, pe);
     }
+}
+/* The default context's counting put of one count, data and counter in
+ * the heap (offsets below weft_fast_heap_limit, pe checked): to a direct
+ * peer a copy and a release add; 1 when done, 0 when pe is reached through
+ * libfabric (the caller takes weft_transport_put_count). */
+static inline __attribute__((always_inline)) int
+weft_transport_put_count_direct(uint64_t off, const void *src, size_t len, uint64_t coff, int pe)
+{
+    char *peer = weft_transport_fast_peer(WEFT_SEG_HEAP, pe);
+    if (WEFT_UNLIKELY(peer == NULL))
+        return 0;
+    /* One word, the commonest count-carrying put, without the copy's
+     * length dispatch (a jump table). */
+    if (len == sizeof(uint64_t))
+        *(weft_u64_any *)(void *)(peer + off) = *(const weft_u64_any *)src;
+    else
+        weft_copy_once(peer + off, src, len);
+    __atomic_fetch_add((uint64_t *)(void *)(peer + coff), 1, __ATOMIC_RELEASE);
+    return 1;
 }
 /* Set this PE's own counter at heap offset coff by the counters' agent
  * (see above); returns once applied. */
-static inline void weft_tx_count_set(uint64_t coff, uint64_t value)
+static inline void weft_transport_count_set(uint64_t coff, uint64_t value)
 {
     int me = weft_rt.my_pe;
     if (weft_ofi_count_imm || weft_onnode_addr(WEFT_SEG_HEAP, coff, me)) {
@@ -287,15 +391,195 @@ static inline void weft_tx_count_set(uint64_t coff, uint64_t value)
         return;
     }
     uint64_t old;
-    weft_tx_amo(&weft_ctx_default, WEFT_AMO_SWAP, WEFT_DT_U64, WEFT_SEG_HEAP, coff, &value, NULL,
-                &old, me);
+    weft_transport_amo(&weft_ctx_default, WEFT_AMO_SWAP, WEFT_DT_U64, WEFT_SEG_HEAP, coff, &value,
+                       NULL, &old, me);
 }
 /* Before reading an own counter: apply the updates that reached this PE. */
-static inline void weft_tx_count_settle(void)
+static inline void weft_transport_count_settle(void)
 {
     if (!weft_onnode.all_direct)
         weft_ofi_progress_settled();
 }
+
+/* ---- the default context's fast path (src/api/api.h) --------------------
+ * The caller placed the object at offset off of seg, below that segment's
+ * fast limit (weft_fast_heap_limit, weft_fast_data_limit), and checked pe.
+ * One load of the peer's mapping (weft_fast_heap_peer, _data_peer) picks
+ * the path; libfabric is reached through the default context's transmit
+ * resources named directly (no pointer chase). seg is a constant in every
+ * caller, so each folds to one table. */
+/* A heap put of at most WEFT_FAST_MAX bytes (coalesced where libfabric
+ * coalesces: weft_ofi_put_small). */
+static inline __attribute__((always_inline)) void
+weft_transport_put_small(uint64_t off, const void *src, size_t len, int pe, int nbi)
+{
+    char *peer = weft_transport_fast_peer(WEFT_SEG_HEAP, pe);
+    if (WEFT_LIKELY(peer != NULL))
+        weft_copy_once(peer + off, src, len); /* each byte once (copy.h) */
+    else
+        weft_ofi_put_small(off, src, len, pe, nbi);
+}
+static inline __attribute__((always_inline)) void
+weft_transport_get_small(void *dst, uint64_t off, size_t len, int pe, int nbi)
+{
+    const char *peer = weft_transport_fast_peer(WEFT_SEG_HEAP, pe);
+    if (WEFT_LIKELY(peer != NULL))
+        memmove(dst, peer + off, len);
+    else if (nbi)
+        weft_ofi_get_nbi(&weft_ofi_tx0, dst, WEFT_SEG_HEAP, off, len, pe);
+    else
+        weft_ofi_get(&weft_ofi_tx0, dst, WEFT_SEG_HEAP, off, len, pe);
+}
+/* An AMO on seg (heap or static data): a CPU atomic on a mapped peer. */
+static inline __attribute__((always_inline)) void
+weft_transport_amo_fast(int seg, uint64_t off, enum weft_amo_op op, enum weft_dtype dt,
+                        const void *operand, const void *compare, void *result, int pe, int nbi)
+{
+    char *peer = weft_transport_fast_peer(seg, pe);
+    if (WEFT_LIKELY(peer != NULL))
+        weft_cpu_amo(op, dt, peer + off, operand, compare, result);
+    else if (nbi)
+        weft_ofi_amo_nbi(&weft_ofi_tx0, op, dt, seg, off, operand, compare, result, pe);
+    else
+        weft_ofi_amo(&weft_ofi_tx0, op, dt, seg, off, operand, compare, result, pe);
+}
+/* shmem_TYPE_p and _g of len <= 8 bytes, the value in registers: value
+ * points to the caller's variable, which the inlined copy keeps a
+ * register. 1 when done; 0 when the peer is reached through libfabric and
+ * off lies past the heap (window mode: static data, which the caller
+ * sends to weft_transport_p_data_ofi with its data offset). */
+static inline __attribute__((always_inline)) int
+weft_transport_p_heap(uint64_t off, const void *value, size_t len, int pe)
+{
+    char *peer = weft_transport_fast_peer(WEFT_SEG_HEAP, pe);
+    if (WEFT_LIKELY(peer != NULL)) {
+        memcpy(peer + off, value, len);
+        return 1;
+    }
+    if (WEFT_LIKELY(off < weft_fast_heap_limit)) {
+        uint64_t bits = 0;
+        memcpy(&bits, value, len <= 8 ? len : 8);
+        weft_ofi_put_scalar(off, bits, len, pe);
+        return 1;
+    }
+    return 0;
+}
+static inline __attribute__((always_inline)) int
+weft_transport_g_heap(uint64_t off, void *value, size_t len, int pe)
+{
+    const char *peer = weft_transport_fast_peer(WEFT_SEG_HEAP, pe);
+    if (WEFT_LIKELY(peer != NULL)) {
+        memcpy(value, peer + off, len);
+        return 1;
+    }
+    if (WEFT_LIKELY(off < weft_fast_heap_limit)) {
+        uint64_t bits = weft_ofi_get_scalar(off, len, pe);
+        memcpy(value, &bits, len <= 8 ? len : 8);
+        return 1;
+    }
+    return 0;
+}
+/* Static data at data offset doff of a mapped peer: 1 when done, 0 when
+ * the peer is reached through libfabric. */
+static inline __attribute__((always_inline)) int
+weft_transport_p_data(uint64_t doff, const void *value, size_t len, int pe)
+{
+    char *peer = weft_transport_fast_peer(WEFT_SEG_DATA, pe);
+    if (WEFT_LIKELY(peer != NULL)) {
+        memcpy(peer + doff, value, len);
+        return 1;
+    }
+    return 0;
+}
+static inline __attribute__((always_inline)) int
+weft_transport_g_data(uint64_t doff, void *value, size_t len, int pe)
+{
+    const char *peer = weft_transport_fast_peer(WEFT_SEG_DATA, pe);
+    if (WEFT_LIKELY(peer != NULL)) {
+        memcpy(value, peer + doff, len);
+        return 1;
+    }
+    return 0;
+}
+/* Static data below weft_fast_data_limit of a peer reached through
+ * libfabric: the value as the first len bytes of a word. */
+static inline void weft_transport_p_data_ofi(uint64_t doff, uint64_t bits, size_t len, int pe)
+{
+    weft_ofi_put_scalar_static(doff, bits, len, pe);
+}
+static inline uint64_t weft_transport_g_data_ofi(uint64_t doff, size_t len, int pe)
+{
+    return weft_ofi_get_scalar_static(doff, len, pe);
+}
+/* shmem_quiet: the default context's quiet with its resources named
+ * directly (one RIP-relative flag test, no pointer chase). */
+static inline void weft_transport_quiet_default(void)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (weft_ofi_active(&weft_ofi_tx0))
+        weft_ofi_quiet(&weft_ofi_tx0);
+}
+
+/* ---- contexts (cold) ---------------------------------------------------------
+ * Transmit resources for a new context c: an endpoint of its own while the
+ * libfabric budget lasts, else the default context's (WEFT_CTX_SHARE).
+ * private_use: one thread at a time (no lock). 0, or -1 when none can be
+ * had. Closing completes what was issued on c first. */
+static inline int weft_transport_ctx_open(struct weft_ctx *c, int private_use)
+{
+    int own;
+    c->ofi = weft_ofi_ctx_tx_create(private_use, &own);
+    return c->ofi ? 0 : -1;
+}
+static inline void weft_transport_ctx_close(struct weft_ctx *c)
+{
+    weft_ofi_ctx_tx_destroy(c->ofi);
+    c->ofi = NULL;
+}
+/* A private context for a layer above (the active-message engine's Long
+ * payloads), or the default context's resources when no endpoint is left;
+ * closed with weft_transport_ctx_close_private. */
+static inline void weft_transport_ctx_open_private(struct weft_ctx *c)
+{
+    int own;
+    c->options = 0;
+    c->team = NULL;
+    c->ofi = weft_onnode.all_direct ? NULL : weft_ofi_ctx_tx_create(1, &own);
+    if (!c->ofi && !weft_onnode.all_direct)
+        c->ofi = &weft_ofi_tx0;
+}
+static inline void weft_transport_ctx_close_private(struct weft_ctx *c)
+{
+    if (c->ofi && c->ofi != &weft_ofi_tx0)
+        weft_ofi_ctx_tx_destroy(c->ofi);
+    c->ofi = NULL;
+}
+
+/* ---- messages to peers reached through libfabric (the active-message
+ * engine, src/am/) ------------------------------------------------------------
+ * The engine's messages travel under a handler id of their own in the
+ * libfabric transport's message layer (ofi/ofi_msg.h): up to
+ * WEFT_TRANSPORT_MSG_MAX_ARGS 64-bit arguments and a payload. The engine
+ * registers its handler once at set-up; the handler runs in the target's
+ * progress (any wait loop, the progress thread) and must not block. */
+#define WEFT_TRANSPORT_MSG_MAX_ARGS WEFT_OFI_MSG_MAX_ARGS
+#define WEFT_TRANSPORT_MSG_MAX_PAYLOAD WEFT_OFI_MSG_MAX_PAYLOAD
+typedef void (*weft_transport_msg_fn)(int src_pe, uint32_t imm, const uint64_t *args, int nargs,
+                                      const void *payload, size_t len);
+static inline void weft_transport_msg_register(weft_transport_msg_fn fn)
+{
+    weft_ofi_msg_register(WEFT_OFI_MSG_H_AM, fn);
+}
+static inline void weft_transport_msg_send(int pe, const uint64_t *args, int nargs,
+                                           const void *payload, size_t len)
+{
+    weft_ofi_msg_send(pe, WEFT_OFI_MSG_H_AM, 0, args, nargs, payload, len);
+}
+/* 1 while this thread runs a message handler (inside the progress). */
+static inline int weft_transport_msg_in_handler(void) { return weft_ofi_msg_in_handler(); }
+
+/* ---- introspection ---------------------------------------------------------- */
+static inline const char *weft_transport_provider_name(void) { return weft_ofi_provider_name(); }
 
 #pragma GCC visibility pop
 

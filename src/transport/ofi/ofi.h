@@ -88,17 +88,17 @@ void weft_ofi_put_scalar_static(uint64_t off, uint64_t bits, size_t len, int pe)
 /* A put of at most WEFT_FAST_MAX bytes to the heap through the default
  * context, from the API (coalesced where weft_ofi.coalesce; the
  * collectives' own puts never are): weft_ofi_put or _put_nbi otherwise. */
-void weft_ofi_put_default(uint64_t off, const void *src, size_t len, int pe, int nbi);
+void weft_ofi_put_small(uint64_t off, const void *src, size_t len, int pe, int nbi);
 /* An application's put (or put_nbi) through tx: coalesced like
- * weft_ofi_put_default where tx is the default context's and the put is
+ * weft_ofi_put_small where tx is the default context's and the put is
  * small enough, else weft_ofi_put or _put_nbi. */
-void weft_ofi_put_api(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
-                      int pe, int nbi);
+void weft_ofi_put_or_coalesce(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src,
+                              size_t len, int pe, int nbi);
 uint64_t weft_ofi_get_scalar(uint64_t off, size_t len, int pe);
 uint64_t weft_ofi_get_scalar_static(uint64_t off, size_t len, int pe);
 
 /* An 8-byte injected write that quiet does not flush: for flags whose only
- * reader waits for them (see weft_tx_notify). */
+ * reader waits for them (see weft_transport_notify). */
 void weft_ofi_notify(struct weft_ofi_tx *tx, int seg, uint64_t off, uint64_t value, int pe);
 
 /* Strided: nelems elements of elem bytes; target element i at
@@ -186,7 +186,7 @@ static inline void weft_ofi_settle_applied(void)
  * and where gets are read by CMA, ofi_cma.c). Returns 0, with *count
  * untouched, where those are not counted (tcp;ofi_rxm, or neither). */
 int weft_ofi_served(uint64_t *count);
-/* Naps on the CQ's descriptor (weft_tx_can_block, weft_tx_block): possible
+/* Naps on the CQ's descriptor (weft_transport_can_block, weft_transport_block): possible
  * where the CQ was opened with one (an oversubscribed host over tcp) and
  * the thread is not waiting for a context endpoint's own CQ. */
 int weft_ofi_can_block(void);

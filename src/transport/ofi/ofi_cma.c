@@ -375,7 +375,7 @@ static void ordering_read_start(struct weft_ofi_tx *tx, void *dst, int seg, uint
     tx->cma_head_pe = -1;
     tx->cma_applied = cma_applied();
     tx->cma_quiets = cma_quiets();
-    weft_ofi_get_ordered(tx, dst, seg, off, len, pe);
+    weft_ofi_get_via_ep(tx, dst, seg, off, len, pe);
     __atomic_fetch_add(&weft_ofi_cma.heads, 1, __ATOMIC_RELAXED);
 }
 
@@ -534,7 +534,7 @@ static void cma_read_back(struct weft_ofi_tx *tx)
         const struct weft_ofi_cma_defer *d = &tx->cma_defer[i];
         if (__atomic_load_n(&weft_ofi_cma.wmin, __ATOMIC_RELAXED) == SIZE_MAX ||
             cma_write(d->seg, d->off, d->src, d->len, pe))
-            weft_ofi_put_ordered(tx, d->seg, d->off, d->src, d->len, pe, 0);
+            weft_ofi_put_via_ep(tx, d->seg, d->off, d->src, d->len, pe, 0);
     }
     if (tx->cma_read_issued == cma_issued(tx)) {
         tx->cma_issued = tx->cma_read_issued;

@@ -26,12 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "am/am.h"
 #include "core/copy.h"
 #include "transport/ofi/ofi_internal.h"
 #include "transport/ofi/ofi_msg.h"
 
-#define COAL_CAP WEFT_AME_MAX_MEDIUM
+#define COAL_CAP 4096
+_Static_assert(COAL_CAP <= WEFT_OFI_MSG_MAX_PAYLOAD, "a batch is one message");
 /* A record: one 64-bit word (offset | len << 48 | seg << 60), then the
  * bytes, padded to 8. */
 #define REC_OFF_BITS 48
@@ -78,7 +78,7 @@ static void send_batch(struct weft_ofi_tx *tx, int pe, const void *payload, uint
         tx->coal_dirty[pe] = 1;
         tx->coal_dirty_list[tx->coal_ndirty++] = pe;
     }
-    weft_ame_sys_send(tx, pe, WEFT_AME_SYS_PUT_BATCH, (uint32_t)ack, args, 1, payload, len);
+    weft_ofi_msg_send_from(tx, pe, WEFT_OFI_MSG_H_PUT_BATCH, (uint32_t)ack, args, 1, payload, len);
 }
 
 /* Under coal_lock: send coal_buf[coal_sent, upto) to coal_pe. */
@@ -170,7 +170,7 @@ void weft_ofi_coal_flush_try(int from_thread)
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
     if (!tx->coal_buf || !coal_trylock(tx))
         return;
-    if (from_thread && weft_am_sends_out()) {
+    if (from_thread && weft_ofi_msg_sends_out()) {
         coal_unlock(tx);
         return;
     }
@@ -241,7 +241,7 @@ static void batch_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
     }
     if (a0 & 1) {
         uint64_t rargs[2] = {0, args[0]}; /* token 0: nothing to copy back */
-        weft_ame_sys_send(NULL, src, WEFT_AME_SYS_AMO_REP, 0, rargs, 2, NULL, 0);
+        weft_ofi_msg_send(src, WEFT_OFI_MSG_H_AMO_REP, 0, rargs, 2, NULL, 0);
     }
 }
 
@@ -249,7 +249,7 @@ static void batch_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
  * buffer of a PE that computes, so nothing is coalesced. */
 void weft_ofi_coal_init(int thread_on)
 {
-    weft_ame_sys_register(WEFT_AME_SYS_PUT_BATCH, batch_handler);
+    weft_ofi_msg_register(WEFT_OFI_MSG_H_PUT_BATCH, batch_handler);
     const char *v = weft_tun_str(WEFT_TUN_COALESCE);
     if (strcmp(v, "auto") && strcmp(v, "off"))
         weft_fatal("shmem_init", "WEFT_COALESCE=%s: expected auto or off", v);

@@ -276,14 +276,14 @@ static struct fi_info *choose_provider(int want_thread_safe_hint, int *thread_on
      * bytes: 68 MiB per endpoint plus 17 MiB per peer at the defaults
      * (measured), which made an endpoint per context unaffordable. RMA
      * bypasses these buffers; the buffer size is also rxm's eager limit,
-     * and every message of weft's engine (at most WEFT_AM_BUF_SIZE: a
+     * and every message of weft's engine (at most WEFT_OFI_MSG_BUF_SIZE: a
      * coalesced-put batch, a GASNet medium message) must fit it, because a
      * larger one goes by rendezvous and completes at the target after
      * smaller messages sent later (docs/providers.md, problem 7). 4224 x
      * 128 gives about 5 MiB plus 5 MiB per peer, with no change measured
      * in the benchmarks (docs/providers.md). The user's values win. */
     char rxm_buffer[16];
-    snprintf(rxm_buffer, sizeof rxm_buffer, "%d", WEFT_AM_BUF_SIZE);
+    snprintf(rxm_buffer, sizeof rxm_buffer, "%d", WEFT_OFI_MSG_BUF_SIZE);
     setenv("FI_OFI_RXM_BUFFER_SIZE", rxm_buffer, 0);
     setenv("FI_OFI_RXM_MSG_RX_SIZE", "128", 0);
     /* A job on one host needs no network: tcp and sockets listen on the
@@ -717,7 +717,7 @@ int weft_ofi_init(int thread_multiple)
      * so the fence must complete libfabric's operations. */
     weft_ofi.ordered = !strcmp(fence, "auto") &&
                        (fi->tx_attr->msg_order & WEFT_OFI_FENCE_ORDER) == WEFT_OFI_FENCE_ORDER &&
-                       weft_ofi.prov_inject >= WEFT_AM_AMO_MSG_SIZE &&
+                       weft_ofi.prov_inject >= WEFT_OFI_MSG_AMO_SIZE &&
                        !weft_onnode.split;
     weft_ofi.rma_ordered = !weft_ofi.ordered && !strcmp(fence, "auto") &&
                            (fi->tx_attr->msg_order & FI_ORDER_RMA_WAW) && !weft_onnode.split;
@@ -899,7 +899,7 @@ int weft_ofi_init(int thread_multiple)
         weft_ofi_cma_connect(p, &all[p].cma, all[p].base);
     free(all);
 
-    if (weft_am_init() != 0)
+    if (weft_ofi_msg_init() != 0)
         return -1;
     weft_ofi_progress_syscalls = progress_reads_sockets(weft_ofi_provider_name());
     weft_ofi_amo_init();
@@ -1005,7 +1005,7 @@ void weft_ofi_fini(void)
     for (int s = 0; s < WEFT_NSEGS; s++)
         if (weft_ofi.mr[s])
             fi_close(&weft_ofi.mr[s]->fid);
-    weft_am_fini();
+    weft_ofi_msg_fini();
     struct fid_cq *cq = weft_ofi.cq;
     weft_ofi.cq = NULL;
     weft_ofi.cq_wait_fd = 0; /* its descriptor goes with it */

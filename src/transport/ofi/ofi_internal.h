@@ -106,7 +106,7 @@ struct weft_ofi_tx {
     int *coal_dirty_list;
     int coal_ndirty;
     /* Set by fence: the next coalescible put, with nothing
-     * coalesced waiting, is written directly (weft_ofi_put_api). */
+     * coalesced waiting, is written directly (weft_ofi_put_or_coalesce). */
     int coal_direct_next;
     /* Contexts' txs in the registry the progress thread pokes (ofi_ctx.c). */
     struct weft_ofi_tx *next_ctx, *prev_ctx;
@@ -435,7 +435,7 @@ void weft_ofi_coal_put_word(uint64_t off, uint64_t bits, size_t len, int pe,
                             int seg); /* len <= 8 */
 /* A put through tx coalesces: tx0 with coalescing on, len within the
  * limit, another PE, and not the first put after a fence unless
- * coalesced puts wait (weft_ofi_put_api says why). */
+ * coalesced puts wait (weft_ofi_put_or_coalesce says why). */
 static inline int weft_ofi_coal_takes(const struct weft_ofi_tx *tx, size_t len, int pe)
 {
     return tx == &weft_ofi_tx0 && weft_ofi.coalesce && len && len <= WEFT_OFI_COAL_MAX_PUT &&
@@ -529,11 +529,11 @@ int weft_ofi_cma_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *
 void weft_ofi_cma_settle(struct weft_ofi_tx *tx, const char *call);
 /* A put through tx's own endpoint, as every large put went before
  * (ofi_rma.c). */
-void weft_ofi_put_ordered(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src,
-                          size_t len, int pe, int blocking);
+void weft_ofi_put_via_ep(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
+                         int pe, int blocking);
 /* A get through tx's own endpoint, as every get went before (ofi_rma.c). */
-void weft_ofi_get_ordered(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len,
-                          int pe);
+void weft_ofi_get_via_ep(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len,
+                         int pe);
 
 /* Atomics setup (ofi_amo.c): fill amo_query/dt_native. */
 void weft_ofi_amo_init(void);

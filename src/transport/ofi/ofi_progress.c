@@ -52,7 +52,7 @@ static void drain(void)
     /* One thread drains the CQ at a time; the others have nothing to add. */
     if (__atomic_exchange_n(&weft_ofi.progress_lock, 1, __ATOMIC_ACQUIRE))
         return;
-    weft_am_poll();
+    weft_ofi_msg_poll();
     /* Peers' reads by CMA leave a notice each in our second endpoint's
      * queue, which holds their credits (ofi_cma.c); retiring them
      * every 16th drain keeps ahead of any window of gets. */

@@ -141,7 +141,7 @@ static inline __attribute__((always_inline)) void put_scalar(int seg, uint64_t o
         weft_ofi_coal_put_word(off, bits, len, pe, seg);
         return;
     }
-    weft_ofi_put_api(tx, seg, off, &bits, len, pe, 0);
+    weft_ofi_put_or_coalesce(tx, seg, off, &bits, len, pe, 0);
 }
 
 void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
@@ -154,8 +154,8 @@ void weft_ofi_put_scalar_static(uint64_t off, uint64_t bits, size_t len, int pe)
     put_scalar(WEFT_SEG_DATA, off, bits, len, pe);
 }
 
-void weft_ofi_put_api(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
-                      int pe, int nbi)
+void weft_ofi_put_or_coalesce(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src,
+                              size_t len, int pe, int nbi)
 {
     /* The first put after a fence is usually a flag. Written directly it
      * is ordered behind earlier writes by the provider; coalesced, it would
@@ -175,9 +175,9 @@ void weft_ofi_put_api(struct weft_ofi_tx *tx, int seg, uint64_t off, const void 
         weft_ofi_put(tx, seg, off, src, len, pe);
 }
 
-void weft_ofi_put_default(uint64_t off, const void *src, size_t len, int pe, int nbi)
+void weft_ofi_put_small(uint64_t off, const void *src, size_t len, int pe, int nbi)
 {
-    weft_ofi_put_api(&weft_ofi_tx0, WEFT_SEG_HEAP, off, src, len, pe, nbi);
+    weft_ofi_put_or_coalesce(&weft_ofi_tx0, WEFT_SEG_HEAP, off, src, len, pe, nbi);
 }
 
 static inline uint64_t get_scalar(int seg, uint64_t off, size_t len, int pe)
@@ -255,14 +255,14 @@ static void put_write_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const 
         put_split(tx, seg, off, src, len, pe);
         return;
     }
-    weft_ofi_put_ordered(tx, seg, off, src, len, pe, blocking);
+    weft_ofi_put_via_ep(tx, seg, off, src, len, pe, blocking);
 }
 
 /* Where weft_ofi_write_flushed says so, the write is posted without
  * FI_DELIVERY_COMPLETE and its target flushed at quiet; a blocking put's
  * caller then waits only until src may be reused. */
-void weft_ofi_put_ordered(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src,
-                          size_t len, int pe, int blocking)
+void weft_ofi_put_via_ep(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
+                         int pe, int blocking)
 {
     void *desc = weft_ofi_local_desc(src, len);
     if (WEFT_UNLIKELY(weft_ofi.mr_local && !desc)) {
@@ -346,8 +346,8 @@ void weft_ofi_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src
 
 /* ---- gets -------------------------------------------------------------- */
 
-void weft_ofi_get_ordered(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len,
-                          int pe)
+void weft_ofi_get_via_ep(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len,
+                         int pe)
 {
     void *desc = weft_ofi_local_desc(dst, len);
     if (WEFT_UNLIKELY(weft_ofi.mr_local && !desc)) {
@@ -394,7 +394,7 @@ static void get_nbi_held(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t of
         off += done;
         len -= done;
     }
-    weft_ofi_get_ordered(tx, dst, seg, off, len, pe);
+    weft_ofi_get_via_ep(tx, dst, seg, off, len, pe);
 }
 
 static void get_held(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size_t len, int pe)
