@@ -379,6 +379,17 @@ void weft_ofi_retry_wait(struct weft_ofi_tx *tx, struct weft_ofi_retry *r, const
 /* Read one error completion from cq into err and its text into
  * weft_ofi.last_err (for messages); 0, or -1 when there was none. */
 int weft_ofi_read_cq_error(struct fid_cq *cq, struct fi_cq_err_entry *err);
+/* The provider (ofi_select.c): its refined fi_info, or NULL with a
+ * warning. want_thread_safe_hint: ask for FI_THREAD_SAFE; *thread_on:
+ * WEFT_PROGRESS_THREAD (1 on, 0 off, 2 auto); *delivery_asked: the user
+ * asked for WEFT_REMOTE_COMPLETION=delivery. */
+struct fi_info *weft_ofi_choose_provider(int want_thread_safe_hint, int *thread_on,
+                                         int *delivery_asked);
+static inline int weft_ofi_progress_is_manual(const struct fi_info *fi)
+{
+    return fi->domain_attr->data_progress == FI_PROGRESS_MANUAL ||
+           fi->domain_attr->control_progress == FI_PROGRESS_MANUAL;
+}
 /* Room for an endpoint's name in the blobs exchanged at start-up. */
 #define WEFT_OFI_NAME_MAX 128
 /* fi_getinfo hints for an RDM endpoint with RMA and messages, AV table,

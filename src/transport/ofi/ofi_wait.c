@@ -1,0 +1,151 @@
+/* ofi_wait.c owns the libfabric transport's waits: the counter waits of
+ * quiet, blocking gets and fetching atomics (hot: a wait for what is known
+ * complete calls no provider), the EAGAIN retry with its timeout, error
+ * completions and the abort that names a failed call. */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "ofi_internal.h"
+
+void weft_ofi_fail(const char *what, int pe, ssize_t rc)
+{
+    char why[600];
+    weft_ofi_diagnose(weft_ofi.info ? weft_ofi_provider_name() : NULL, why, sizeof why);
+    if (pe >= 0)
+        weft_fatal(what, "to PE %d failed: %s (%zd)%s", pe, fi_strerror((int)-rc), rc, why);
+    weft_fatal(what, "failed: %s (%zd)%s", fi_strerror((int)-rc), rc, why);
+}
+
+static long now_sec(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec;
+}
+
+/* weft_poll_yield for a wait on tx's completions: a context's endpoint has
+ * its own CQ, which the shared CQ's descriptor does not cover, so such a
+ * wait must not nap on that descriptor (weft_ofi_can_block). */
+static void poll_yield_for(struct weft_ofi_tx *tx, unsigned *spins)
+{
+    int own_cq = tx && tx->cq != weft_ofi.cq;
+    weft_ofi_waiting_own_cq += own_cq;
+    weft_poll_yield(spins);
+    weft_ofi_waiting_own_cq -= own_cq;
+}
+
+void weft_ofi_retry_wait(struct weft_ofi_tx *tx, struct weft_ofi_retry *r, const char *what,
+                         int pe)
+{
+    if (r->spins == 0)
+        r->start = now_sec();
+    if (tx && tx->cq != weft_ofi.cq)
+        (void)fi_cntr_read(tx->wcntr); /* util counters progress their endpoints */
+    poll_yield_for(tx, &r->spins);
+    if ((r->spins & 1023) == 0 && weft_ofi.retry_timeout > 0 &&
+        now_sec() - r->start > weft_ofi.retry_timeout) {
+        if (pe >= 0)
+            weft_fatal(what, "to PE %d: resources busy (EAGAIN) for more than %ld s "
+                       "(WEFT_RETRY_TIMEOUT)", pe, weft_ofi.retry_timeout);
+        weft_fatal(what, "resources busy (EAGAIN) for more than %ld s (WEFT_RETRY_TIMEOUT)",
+                   weft_ofi.retry_timeout);
+    }
+}
+
+/* A context's endpoint reports its failed operations on its own CQ; the
+ * default's land in the shared CQ, which progress drains. */
+int weft_ofi_read_cq_error(struct fid_cq *cq, struct fi_cq_err_entry *err)
+{
+    memset(err, 0, sizeof *err);
+    if (fi_cq_readerr(cq, err, 0) < 0)
+        return -1;
+    const char *s = fi_cq_strerror(cq, err->prov_errno, err->err_data, NULL, 0);
+    snprintf(weft_ofi.last_err, sizeof weft_ofi.last_err, "%s (%s)", fi_strerror(err->err),
+             s ? s : "");
+    return 0;
+}
+
+static void pick_up_error_text(struct weft_ofi_tx *tx)
+{
+    if (tx->cq == weft_ofi.cq) {
+        weft_ofi_progress();
+        return;
+    }
+    struct fi_cq_err_entry err;
+    (void)weft_ofi_read_cq_error(tx->cq, &err);
+}
+
+/* Counters first: on the util-based providers (shm, tcp;ofi_rxm) reading a
+ * counter progresses the endpoints bound to it, which is all a write or a
+ * read of ours needs, so the full progress call (draining the CQ for
+ * incoming messages, counting this thread as polling) runs only every
+ * COUNTER_POLLS polls; it still runs, or a peer waiting on one of our
+ * software-atomic replies while we wait for it would never see it. The
+ * error counter is read only while the count falls short: an operation
+ * that failed is never counted as done. */
+#define COUNTER_POLLS 8u
+/* The polls of tx's write (reads 0) or read counter once the first read
+ * fell short; out of line, so that the usual quiet, whose first read finds
+ * everything done, neither builds this frame nor reads the counter twice. */
+static __attribute__((noinline)) void wait_cntr_polling(struct weft_ofi_tx *tx, int reads,
+                                                        uint64_t issued, const char *what)
+{
+    struct fid_cntr *c = reads ? tx->rcntr : tx->wcntr;
+    uint64_t *err_seen = reads ? &tx->r_err_seen : &tx->w_err_seen;
+    unsigned spins = 0, polls = 0;
+    uint64_t done;
+    do {
+        uint64_t err = fi_cntr_readerr(c);
+        if (WEFT_UNLIKELY(err != *err_seen)) {
+            pick_up_error_text(tx);
+            weft_fatal(what, "%" PRIu64 " %s operation(s) failed: %s", err - *err_seen,
+                       reads ? "get/fetching atomic" : "put/atomic",
+                       weft_ofi.last_err[0] ? weft_ofi.last_err : "(no detail from provider)");
+        }
+        if (++polls % COUNTER_POLLS == 0)
+            poll_yield_for(tx, &spins);
+        else
+            __builtin_ia32_pause();
+        done = fi_cntr_read(c);
+    } while (WEFT_UNLIKELY(done < issued));
+    *(reads ? &tx->r_done_seen : &tx->w_done_seen) = done;
+}
+
+/* Whether tx's write (reads 0) or read counter has reached issued, read
+ * once at most: a count no higher than the one last read is answered
+ * without calling the provider. reads is a constant at each caller, so
+ * the choices fold. */
+static inline int cntr_reached(struct weft_ofi_tx *tx, int reads, uint64_t issued)
+{
+    uint64_t *done_seen = reads ? &tx->r_done_seen : &tx->w_done_seen;
+    if (WEFT_LIKELY(*done_seen >= issued))
+        return 1;
+    uint64_t done = fi_cntr_read(reads ? tx->rcntr : tx->wcntr);
+    if (WEFT_UNLIKELY(done < issued))
+        return 0;
+    *done_seen = done;
+    return 1;
+}
+
+/* Wait until tx's write (reads 0) or read counter reaches issued. */
+static inline void wait_cntr(struct weft_ofi_tx *tx, int reads, uint64_t issued, const char *what)
+{
+    if (WEFT_UNLIKELY(!cntr_reached(tx, reads, issued)))
+        wait_cntr_polling(tx, reads, issued, what);
+}
+
+int weft_ofi_reads_reached(struct weft_ofi_tx *tx, uint64_t count)
+{
+    return cntr_reached(tx, 1, count);
+}
+
+void weft_ofi_wait_writes(struct weft_ofi_tx *tx, const char *what)
+{
+    wait_cntr(tx, 0, __atomic_load_n(&tx->w_issued, __ATOMIC_RELAXED), what);
+}
+
+void weft_ofi_wait_reads(struct weft_ofi_tx *tx, const char *what)
+{
+    wait_cntr(tx, 1, __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED), what);
+}
