@@ -86,7 +86,7 @@ void weft_ofi_get_nbi(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, 
 void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe);
 void weft_ofi_put_scalar_static(uint64_t off, uint64_t bits, size_t len, int pe);
 /* A put of at most WEFT_FAST_MAX bytes to the heap through the default
- * context, from the API (coalesced where weft_ofi.coalesce; the
+ * context, from the API (coalesced where weft_ofi.put.coalesce; the
  * collectives' own puts never are): weft_ofi_put or _put_nbi otherwise. */
 void weft_ofi_put_small(uint64_t off, const void *src, size_t len, int pe, int nbi);
 /* An application's put (or put_nbi) through tx: coalesced like

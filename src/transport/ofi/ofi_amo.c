@@ -55,7 +55,7 @@ static int query(int dt, enum fi_op op, uint64_t flags)
 {
     struct fi_atomic_attr attr;
     memset(&attr, 0, sizeof attr);
-    int rc = fi_query_atomic(weft_ofi.domain, fi_dt[dt], op, &attr, flags);
+    int rc = fi_query_atomic(weft_ofi.fab.domain, fi_dt[dt], op, &attr, flags);
     return rc == 0 && attr.count >= 1 && attr.size == weft_dtype_size((enum weft_dtype)dt);
 }
 
@@ -75,17 +75,17 @@ static void signal_add_handler(int src, uint32_t a0, const uint64_t *args, int n
 #define WEFT_GET_BY_ATOMIC_MAX 256 /* 512 B: level with fi_read; 1 KiB: slower */
 static void init_get_by_atomic(const char *prov)
 {
-    weft_ofi.get_by_atomic_max = 0;
-    if (strcmp(prov, "shm") || !weft_ofi.have_atomic_cap || weft_ofi.amo_forced_software)
+    weft_ofi.amo.get_by_atomic_max = 0;
+    if (strcmp(prov, "shm") || !weft_ofi.fab.have_atomic_cap || weft_ofi.amo.forced_software)
         return;
     struct fi_atomic_attr attr;
     memset(&attr, 0, sizeof attr);
-    if (fi_query_atomic(weft_ofi.domain, FI_UINT8, FI_ATOMIC_READ, &attr, FI_FETCH_ATOMIC) ||
+    if (fi_query_atomic(weft_ofi.fab.domain, FI_UINT8, FI_ATOMIC_READ, &attr, FI_FETCH_ATOMIC) ||
         attr.size != 1)
         return;
-    weft_ofi.get_by_atomic_max = attr.count < WEFT_GET_BY_ATOMIC_MAX ? attr.count
+    weft_ofi.amo.get_by_atomic_max = attr.count < WEFT_GET_BY_ATOMIC_MAX ? attr.count
                                                                      : WEFT_GET_BY_ATOMIC_MAX;
-    weft_debug("ofi: gets of up to %zu bytes as atomic reads", weft_ofi.get_by_atomic_max);
+    weft_debug("ofi: gets of up to %zu bytes as atomic reads", weft_ofi.amo.get_by_atomic_max);
 }
 
 void weft_ofi_amo_init(void)
@@ -93,17 +93,17 @@ void weft_ofi_amo_init(void)
     weft_ofi_msg_register(WEFT_OFI_MSG_H_AMO_REQ, amo_req_handler);
     weft_ofi_msg_register(WEFT_OFI_MSG_H_AMO_REP, amo_rep_handler);
     weft_ofi_msg_register(WEFT_OFI_MSG_H_SIGNAL_ADD, signal_add_handler);
-    weft_ofi.amo_forced_software = !strcmp(weft_tun_str(WEFT_TUN_AMO), "software");
+    weft_ofi.amo.forced_software = !strcmp(weft_tun_str(WEFT_TUN_AMO), "software");
     const char *prov = weft_ofi_provider_name();
     int rxm = strstr(prov, "ofi_rxm") != NULL;
-    weft_ofi.inject_atomic_acked = rxm;
-    weft_ofi.atomics_by_target_cpu = rxm || !strcmp(prov, "shm");
+    weft_ofi.order.inject_atomic_acked = rxm;
+    weft_ofi.amo.atomics_by_target_cpu = rxm || !strcmp(prov, "shm");
     init_get_by_atomic(prov);
     for (int d = 0; d < WEFT_DT_NTYPES; d++) {
         int all = 1;
         for (int o = 0; o < WEFT_AMO_NOPS; o++) {
             int ok = 0;
-            if (weft_ofi.have_atomic_cap) {
+            if (weft_ofi.fab.have_atomic_cap) {
                 enum fi_op fop = fi_opmap[o];
                 switch (o) {
                 case WEFT_AMO_FETCH:
@@ -113,17 +113,17 @@ void weft_ofi_amo_init(void)
                 default: ok = query(d, fop, 0) && query(d, fop, FI_FETCH_ATOMIC); break;
                 }
             }
-            weft_ofi.amo_query[o][d] = (uint8_t)ok;
+            weft_ofi.amo.query[o][d] = (uint8_t)ok;
             if (op_applies(o, d) && !ok)
                 all = 0;
         }
-        weft_ofi.dt_native[d] =
-            (uint8_t)(all && !weft_ofi.amo_forced_software && !weft_onnode.mixed);
+        weft_ofi.amo.dt_native[d] =
+            (uint8_t)(all && !weft_ofi.amo.forced_software && !weft_onnode.mixed);
         for (int o = 0; o < WEFT_AMO_NOPS; o++)
-            weft_ofi.amo_inject[o][d] = (uint8_t)(weft_ofi.dt_native[d] &&
-                                                  weft_ofi.amo_query[o][d] && !amo_fetches(o));
+            weft_ofi.amo.inject[o][d] = (uint8_t)(weft_ofi.amo.dt_native[d] &&
+                                                  weft_ofi.amo.query[o][d] && !amo_fetches(o));
         weft_debug("ofi: AMO type %s: %s", weft_dtype_names[d],
-                   weft_ofi.dt_native[d] ? "native" : "software");
+                   weft_ofi.amo.dt_native[d] ? "native" : "software");
     }
 }
 
@@ -133,14 +133,14 @@ void weft_ofi_amo_init(void)
  * CPU atomic is not atomic against those. */
 int weft_ofi_amo_cpu_coherent(enum weft_dtype dt)
 {
-    return !weft_ofi.dt_native[dt] || weft_ofi.atomics_by_target_cpu;
+    return !weft_ofi.amo.dt_native[dt] || weft_ofi.amo.atomics_by_target_cpu;
 }
 
 int weft_ofi_amo_is_native(enum weft_amo_op op, enum weft_dtype dt)
 {
     if ((unsigned)op >= WEFT_AMO_NOPS || (unsigned)dt >= WEFT_DT_NTYPES)
         return 0;
-    return weft_ofi.dt_native[dt] && weft_ofi.amo_query[op][dt];
+    return weft_ofi.amo.dt_native[dt] && weft_ofi.amo.query[op][dt];
 }
 
 /* ---- CPU atomics (software path, executed at the target) -------------- */
@@ -216,7 +216,7 @@ static void sw_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype 
     if (pe == weft_rt.my_pe) {
         /* A fence before this may have waited for nothing (ordered): puts
          * to ourselves still in the provider must land first. */
-        if (weft_ofi.ordered && weft_ofi_active(tx))
+        if (weft_ofi.order.ordered && weft_ofi_active(tx))
             weft_ofi_quiet_held(tx);
         cpu_amo(op, dt, weft_rt.seg[seg].base + off, operand, compare, result);
         return;
@@ -269,7 +269,7 @@ static inline void amo_injected(struct weft_ofi_tx *tx, int pe)
 {
     tx->w_issued++;
     weft_ofi_set_active(tx, 1);
-    if (!weft_ofi.inject_atomic_acked)
+    if (!weft_ofi.order.inject_atomic_acked)
         weft_ofi_mark_dirty(tx, pe);
     weft_ofi_note_app_activity();
 }
@@ -278,7 +278,7 @@ static void native_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dt
                        uint64_t off, const void *operand, const void *compare, void *result,
                        int pe, int blocking)
 {
-    if (WEFT_UNLIKELY(!weft_ofi.amo_query[op][dt]))
+    if (WEFT_UNLIKELY(!weft_ofi.amo.query[op][dt]))
         weft_fatal("weft_ofi_amo", "atomic %s on %s is not supported by provider %s",
                    weft_amo_op_names[op], weft_dtype_names[dt], weft_ofi_provider_name());
     size_t sz = weft_dtype_size(dt);
@@ -303,7 +303,7 @@ static void native_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dt
     const void *buf = operand, *cmp = compare;
     void *bdesc = NULL, *cdesc = NULL, *rdesc = NULL;
     char *bounce_res = NULL;
-    if (weft_ofi.mr_local) {
+    if (weft_ofi.fab.mr_local) {
         /* Operands and result through the registered scratch; blocking. */
         weft_ofi_wait_reads(tx, "shmem_atomic");
         memset(tx->bounce, 0, 48);
@@ -363,14 +363,14 @@ static void native_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dt
     }
 }
 
-/* Where the provider orders only RMA writes (weft_ofi.rma_ordered), an
+/* Where the provider orders only RMA writes (weft_ofi.order.rma_ordered), an
  * atomic after a deferred fence waits for the writes before it, and marks
  * tx so that a later fence completes it before further writes. */
 static inline void weft_ofi_amo_order(struct weft_ofi_tx *tx)
 {
     if (WEFT_UNLIKELY(tx->fence_pending))
         weft_ofi_quiet_held(tx);
-    if (!weft_ofi.ordered)
+    if (!weft_ofi.order.ordered)
         tx->unordered_since_quiet = 1;
 }
 
@@ -383,18 +383,18 @@ void weft_ofi_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype d
      * with no deferred fence, straight to the provider; EAGAIN and all
      * else below. */
     if (!result && WEFT_LIKELY(!tx->enter_slow && !tx->fence_pending) &&
-        weft_ofi.amo_inject[op][dt] &&
+        weft_ofi.amo.inject[op][dt] &&
         WEFT_LIKELY(fi_inject_atomic(tx->ep, operand, 1, (fi_addr_t)pe,
                                      weft_ofi_raddr(pe, seg, off), weft_ofi_rkey(pe, seg),
                                      fi_dt[dt], fi_opmap[op]) == 0)) {
-        if (!weft_ofi.ordered) /* weft_ofi_amo_order without its fence test */
+        if (!weft_ofi.order.ordered) /* weft_ofi_amo_order without its fence test */
             tx->unordered_since_quiet = 1;
         amo_injected(tx, pe);
         return;
     }
     weft_ofi_tx_enter(tx);
     weft_ofi_amo_order(tx);
-    if (weft_ofi.dt_native[dt])
+    if (weft_ofi.amo.dt_native[dt])
         native_amo(tx, op, dt, seg, off, operand, compare, result, pe, 1);
     else
         sw_amo(tx, op, dt, seg, off, operand, compare, result, pe, 1);
@@ -406,7 +406,7 @@ void weft_ofi_amo_nbi(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dty
 {
     weft_ofi_tx_enter(tx);
     weft_ofi_amo_order(tx);
-    if (weft_ofi.dt_native[dt])
+    if (weft_ofi.amo.dt_native[dt])
         native_amo(tx, op, dt, seg, off, operand, compare, result, pe, 0);
     else
         sw_amo(tx, op, dt, seg, off, operand, compare, result, pe, 0);
@@ -425,8 +425,8 @@ void weft_ofi_amo_nbi(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dty
  * messages), NIC atomics are not atomic against a CPU's: both stay. */
 void weft_ofi_signal_add(struct weft_ofi_tx *tx, int seg, uint64_t off, uint64_t value, int pe)
 {
-    int by_message = !weft_ofi.dt_native[WEFT_DT_I64] ||
-                     (weft_ofi.inject_atomic_acked && weft_ofi.atomics_by_target_cpu);
+    int by_message = !weft_ofi.amo.dt_native[WEFT_DT_I64] ||
+                     (weft_ofi.order.inject_atomic_acked && weft_ofi.amo.atomics_by_target_cpu);
     if (!by_message || pe == weft_rt.my_pe) {
         weft_ofi_amo(tx, WEFT_AMO_ADD, WEFT_DT_I64, seg, off, &value, NULL, NULL, pe);
         return;

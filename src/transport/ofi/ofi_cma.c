@@ -54,7 +54,7 @@
 struct weft_ofi_cma weft_ofi_cma = {.min = SIZE_MAX, .wmin = SIZE_MAX};
 
 /* The ordering read's length at most: the provider's small-read path
- * (weft_ofi.get_by_atomic_max) where it has one. */
+ * (weft_ofi.amo.get_by_atomic_max) where it has one. */
 #define CMA_HEAD_MAX 256
 /* Entries in the second endpoint's queues (see weft_ofi_cma_open). */
 #define CMA_QUEUE 256
@@ -112,9 +112,9 @@ int weft_ofi_cma_wanted(void)
 {
     return (weft_tun_int(WEFT_TUN_SHM_CMA_READ) > 0 || weft_tun_int(WEFT_TUN_SHM_CMA_WRITE) > 0) &&
            weft_rt.n_pes > 1 &&
-           !strcmp(weft_ofi.info->fabric_attr->prov_name, "shm") &&
-           weft_ofi.injects_queued_in_order && !weft_onnode.mixed && !weft_onnode.split &&
-           !weft_ofi.mr_local;
+           !strcmp(weft_ofi.fab.info->fabric_attr->prov_name, "shm") &&
+           weft_ofi.order.injects_queued_in_order && !weft_onnode.mixed && !weft_onnode.split &&
+           !weft_ofi.fab.mr_local;
 }
 
 /* The endpoint's bindings (weft_ofi_ep_open). */
@@ -153,7 +153,7 @@ static void writes_open(struct weft_ofi_cma_blob *mine)
 void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine)
 {
     memset(mine, 0, sizeof *mine);
-    if (!weft_ofi_cma_wanted() || !weft_ofi.served_cntr)
+    if (!weft_ofi_cma_wanted() || !weft_ofi.progress.served_cntr)
         return;
     weft_ofi_cma.base = calloc((size_t)weft_rt.n_pes * WEFT_NSEGS, sizeof(uint64_t));
     if (!weft_ofi_cma.base)
@@ -161,7 +161,7 @@ void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine)
     writes_open(mine);
     if (weft_tun_int(WEFT_TUN_SHM_CMA_READ) <= 0)
         return;
-    const struct fi_info *main_fi = weft_ofi.info;
+    const struct fi_info *main_fi = weft_ofi.fab.info;
     size_t min = (size_t)weft_tun_int(WEFT_TUN_SHM_CMA_READ);
     struct fi_info *hints = weft_ofi_base_hints("shm", 0);
     if (!hints)
@@ -202,7 +202,7 @@ void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine)
         weft_ofi_cma_close();
         return;
     }
-    CMA_CHECK(fi_domain(weft_ofi.fabric, fi, &weft_ofi_cma.domain, NULL), "fi_domain");
+    CMA_CHECK(fi_domain(weft_ofi.fab.fabric, fi, &weft_ofi_cma.domain, NULL), "fi_domain");
     CMA_CHECK(weft_ofi_av_open(weft_ofi_cma.domain, &weft_ofi_cma.av), "fi_av_open");
     struct fi_cq_attr cqa;
     memset(&cqa, 0, sizeof cqa);
@@ -339,13 +339,13 @@ void weft_ofi_cma_poll(void)
  * nothing: they complete before the call returns. */
 static uint64_t cma_applied(void)
 {
-    return fi_cntr_read(weft_ofi.served_cntr) +
-           __atomic_load_n(&weft_ofi.msgs_served, __ATOMIC_RELAXED);
+    return fi_cntr_read(weft_ofi.progress.served_cntr) +
+           __atomic_load_n(&weft_ofi.progress.msgs_served, __ATOMIC_RELAXED);
 }
 
 static uint64_t cma_quiets(void)
 {
-    return __atomic_load_n(&weft_ofi.quiets, __ATOMIC_RELAXED);
+    return __atomic_load_n(&weft_ofi.progress.quiets, __ATOMIC_RELAXED);
 }
 
 static uint64_t cma_issued(const struct weft_ofi_tx *tx)
@@ -425,7 +425,7 @@ size_t weft_ofi_cma_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off
         return 0;
     if (!cma_head_valid(tx, pe)) {
         /* The ordering read: its bytes are the get's first ones. */
-        head = weft_ofi.get_by_atomic_max ? weft_ofi.get_by_atomic_max : 8;
+        head = weft_ofi.amo.get_by_atomic_max ? weft_ofi.amo.get_by_atomic_max : 8;
         if (head > CMA_HEAD_MAX)
             head = CMA_HEAD_MAX;
         ordering_read(tx, dst, seg, off, head, pe, "shmem_get");

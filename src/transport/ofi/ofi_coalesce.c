@@ -255,14 +255,14 @@ void weft_ofi_coal_init(int thread_on)
         weft_fatal("shmem_init", "WEFT_COALESCE=%s: expected auto or off", v);
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
     tx->coal_pe = -1;
-    weft_ofi.coalesce = !strcmp(v, "auto") && thread_on && !weft_ofi.thread_multiple &&
+    weft_ofi.put.coalesce = !strcmp(v, "auto") && thread_on && !weft_ofi.thread_multiple &&
                         !strcmp(weft_ofi_provider_name(), "tcp;ofi_rxm");
-    if (!weft_ofi.coalesce)
+    if (!weft_ofi.put.coalesce)
         return;
     tx->coal_buf = malloc(COAL_CAP);
     tx->coal_dirty = calloc((size_t)weft_rt.n_pes, 1);
     tx->coal_dirty_list = calloc((size_t)weft_rt.n_pes, sizeof(int));
     if (!tx->coal_buf || !tx->coal_dirty || !tx->coal_dirty_list)
         weft_fatal("shmem_init", "out of memory for coalesced puts (%d PEs)", weft_rt.n_pes);
-    weft_ofi.scalar_inject = 0; /* shmem_TYPE_p takes weft_ofi_put_scalar's slow branch */
+    weft_ofi.put.scalar_inject = 0; /* shmem_TYPE_p takes weft_ofi_put_scalar's slow branch */
 }

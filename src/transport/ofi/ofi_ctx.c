@@ -37,18 +37,18 @@
 
 static void limit_budget(long long cap, const char *why)
 {
-    if (cap < weft_ofi.ctx_ep_budget) {
-        weft_ofi.ctx_ep_budget = cap < 0 ? 0 : (int)cap;
-        weft_ofi.ctx_ep_limit_by = why;
+    if (cap < weft_ofi.ctx.ep_budget) {
+        weft_ofi.ctx.ep_budget = cap < 0 ? 0 : (int)cap;
+        weft_ofi.ctx.ep_limit_by = why;
     }
 }
 
 void weft_ofi_ctx_init(void)
 {
-    const struct fi_domain_attr *d = weft_ofi.info->domain_attr;
+    const struct fi_domain_attr *d = weft_ofi.fab.info->domain_attr;
     long long want = weft_tun_int(WEFT_TUN_CTX_ENDPOINTS);
-    weft_ofi.ctx_ep_budget = want < 0 ? CTX_ENDPOINTS_DEFAULT : (int)(want > 65536 ? 65536 : want);
-    weft_ofi.ctx_ep_limit_by = want < 0 ? "weft's default" : "WEFT_CTX_ENDPOINTS";
+    weft_ofi.ctx.ep_budget = want < 0 ? CTX_ENDPOINTS_DEFAULT : (int)(want > 65536 ? 65536 : want);
+    weft_ofi.ctx.ep_limit_by = want < 0 ? "weft's default" : "WEFT_CTX_ENDPOINTS";
     /* The provider's counts are per domain; the default endpoint takes one
      * of each. shm's ep_cnt is the peers one process can map: every
      * endpoint any PE of the node ever opened and talked to it through
@@ -62,18 +62,18 @@ void weft_ofi_ctx_init(void)
         limit_budget((long long)d->cntr_cnt / 2 - 1, "the provider's cntr_cnt");
     /* A local buffer's registration would have to be bound to each
      * endpoint that uses it: not done, contexts share instead. */
-    if (weft_ofi.mr_endpoint && weft_ofi.mr_local)
+    if (weft_ofi.fab.mr_endpoint && weft_ofi.fab.mr_local)
         limit_budget(0, "FI_MR_ENDPOINT with FI_MR_LOCAL");
-    weft_ofi.ctx_share = weft_tun_bool(WEFT_TUN_CTX_SHARE);
+    weft_ofi.ctx.share = weft_tun_bool(WEFT_TUN_CTX_SHARE);
     /* A context's endpoint receives no messages, only replies to its own
      * operations: a small receive queue. (tcp;ofi_rxm's big buffer pools
      * are sized by environment variables only: see choose_provider.) */
-    weft_ofi.ctx_info = fi_dupinfo(weft_ofi.info);
-    if (weft_ofi.ctx_info && weft_ofi.ctx_info->rx_attr->size > CTX_RX_SIZE)
-        weft_ofi.ctx_info->rx_attr->size = CTX_RX_SIZE;
-    weft_debug("ofi: contexts: up to %d own endpoints (%s), then %s", weft_ofi.ctx_ep_budget,
-               weft_ofi.ctx_ep_limit_by,
-               weft_ofi.ctx_share ? "the default context's" : "creation fails");
+    weft_ofi.fab.ctx_info = fi_dupinfo(weft_ofi.fab.info);
+    if (weft_ofi.fab.ctx_info && weft_ofi.fab.ctx_info->rx_attr->size > CTX_RX_SIZE)
+        weft_ofi.fab.ctx_info->rx_attr->size = CTX_RX_SIZE;
+    weft_debug("ofi: contexts: up to %d own endpoints (%s), then %s", weft_ofi.ctx.ep_budget,
+               weft_ofi.ctx.ep_limit_by,
+               weft_ofi.ctx.share ? "the default context's" : "creation fails");
 }
 
 /* Lists: the caller holds ctx_lock. ctx_list is doubly linked (any
@@ -81,17 +81,17 @@ void weft_ofi_ctx_init(void)
 static void link_in_use(struct weft_ofi_tx *tx)
 {
     tx->prev_ctx = NULL;
-    tx->next_ctx = weft_ofi.ctx_list;
-    if (weft_ofi.ctx_list)
-        weft_ofi.ctx_list->prev_ctx = tx;
-    weft_ofi.ctx_list = tx;
+    tx->next_ctx = weft_ofi.ctx.list;
+    if (weft_ofi.ctx.list)
+        weft_ofi.ctx.list->prev_ctx = tx;
+    weft_ofi.ctx.list = tx;
 }
 static void unlink_in_use(struct weft_ofi_tx *tx)
 {
     if (tx->prev_ctx)
         tx->prev_ctx->next_ctx = tx->next_ctx;
     else
-        weft_ofi.ctx_list = tx->next_ctx;
+        weft_ofi.ctx.list = tx->next_ctx;
     if (tx->next_ctx)
         tx->next_ctx->prev_ctx = tx->prev_ctx;
     tx->next_ctx = tx->prev_ctx = NULL;
@@ -118,7 +118,7 @@ static struct weft_ofi_tx *open_tx(void)
     memset(&cqa, 0, sizeof cqa);
     cqa.format = FI_CQ_FORMAT_DATA;
     struct fid_cq *cq = NULL;
-    int rc = fi_cq_open(weft_ofi.domain, &cqa, &cq, NULL);
+    int rc = fi_cq_open(weft_ofi.fab.domain, &cqa, &cq, NULL);
     if (rc) {
         weft_debug("ofi: context endpoint: fi_cq_open: %s", fi_strerror(-rc));
         pthread_mutex_destroy(&tx->lock);
@@ -139,17 +139,17 @@ struct weft_ofi_tx *weft_ofi_ctx_tx_create(int private_use, int *own)
      * direct: no endpoint, and nothing to count as sharing. */
     if (weft_onnode.all_direct)
         return &weft_ofi_tx0;
-    pthread_mutex_lock(&weft_ofi.ctx_lock);
-    struct weft_ofi_tx *tx = weft_ofi.ctx_idle;
+    pthread_mutex_lock(&weft_ofi.ctx.lock);
+    struct weft_ofi_tx *tx = weft_ofi.ctx.idle;
     int reserved = 0;
     if (tx) {
-        weft_ofi.ctx_idle = tx->next_ctx;
-        weft_ofi.ctx_eps_idle--;
-    } else if (weft_ofi.ctx_eps_open < weft_ofi.ctx_ep_budget) {
-        weft_ofi.ctx_eps_open++; /* reserved while we open it unlocked */
+        weft_ofi.ctx.idle = tx->next_ctx;
+        weft_ofi.ctx.eps_idle--;
+    } else if (weft_ofi.ctx.eps_open < weft_ofi.ctx.ep_budget) {
+        weft_ofi.ctx.eps_open++; /* reserved while we open it unlocked */
         reserved = 1;
     }
-    pthread_mutex_unlock(&weft_ofi.ctx_lock);
+    pthread_mutex_unlock(&weft_ofi.ctx.lock);
 
     if (reserved)
         tx = open_tx();
@@ -158,24 +158,24 @@ struct weft_ofi_tx *weft_ofi_ctx_tx_create(int private_use, int *own)
         weft_ofi_tx_set_shared(tx, weft_ofi.thread_multiple && !private_use);
         *own = 1;
     }
-    pthread_mutex_lock(&weft_ofi.ctx_lock);
+    pthread_mutex_lock(&weft_ofi.ctx.lock);
     if (tx) {
         link_in_use(tx);
     } else {
         if (reserved)
-            weft_ofi.ctx_eps_open--; /* the provider refused: stop here too */
-        if (weft_ofi.ctx_share) {
+            weft_ofi.ctx.eps_open--; /* the provider refused: stop here too */
+        if (weft_ofi.ctx.share) {
             /* The default context's tx is locked exactly when threads may
              * share it (SHMEM_THREAD_MULTIPLE), which covers this use. */
             tx = &weft_ofi_tx0;
-            weft_ofi.ctx_sharing++;
+            weft_ofi.ctx.sharing++;
         } else {
-            weft_ofi.ctx_refused++;
+            weft_ofi.ctx.refused++;
         }
     }
-    int open = weft_ofi.ctx_eps_open, idle = weft_ofi.ctx_eps_idle;
-    int sharing = weft_ofi.ctx_sharing;
-    pthread_mutex_unlock(&weft_ofi.ctx_lock);
+    int open = weft_ofi.ctx.eps_open, idle = weft_ofi.ctx.eps_idle;
+    int sharing = weft_ofi.ctx.sharing;
+    pthread_mutex_unlock(&weft_ofi.ctx.lock);
     weft_debug("ofi: new context: %s (endpoints: %d in use, %d idle; %d sharing)",
                *own ? (reserved ? "new endpoint" : "reused endpoint")
                : tx ? "shares the default context's endpoint"
@@ -188,59 +188,59 @@ void weft_ofi_ctx_tx_destroy(struct weft_ofi_tx *tx)
 {
     if (tx == &weft_ofi_tx0) {
         if (!weft_onnode.all_direct) {
-            pthread_mutex_lock(&weft_ofi.ctx_lock);
-            weft_ofi.ctx_sharing--;
-            pthread_mutex_unlock(&weft_ofi.ctx_lock);
+            pthread_mutex_lock(&weft_ofi.ctx.lock);
+            weft_ofi.ctx.sharing--;
+            pthread_mutex_unlock(&weft_ofi.ctx.lock);
         }
         return;
     }
     /* Idle endpoints have nothing outstanding: the next owner's quiet
      * must not wait for this context's operations. */
     weft_ofi_quiet(tx);
-    pthread_mutex_lock(&weft_ofi.ctx_lock);
+    pthread_mutex_lock(&weft_ofi.ctx.lock);
     unlink_in_use(tx);
-    tx->next_ctx = weft_ofi.ctx_idle;
-    weft_ofi.ctx_idle = tx;
-    weft_ofi.ctx_eps_idle++;
-    pthread_mutex_unlock(&weft_ofi.ctx_lock);
+    tx->next_ctx = weft_ofi.ctx.idle;
+    weft_ofi.ctx.idle = tx;
+    weft_ofi.ctx.eps_idle++;
+    pthread_mutex_unlock(&weft_ofi.ctx.lock);
 }
 
 void weft_ofi_ctx_poke(void)
 {
     /* Never wait for the registry: a context being created or destroyed
      * is poked next time. */
-    if (pthread_mutex_trylock(&weft_ofi.ctx_lock) != 0)
+    if (pthread_mutex_trylock(&weft_ofi.ctx.lock) != 0)
         return;
-    for (struct weft_ofi_tx *tx = weft_ofi.ctx_list; tx; tx = tx->next_ctx)
+    for (struct weft_ofi_tx *tx = weft_ofi.ctx.list; tx; tx = tx->next_ctx)
         if (weft_ofi_active(tx))
             (void)fi_cntr_read(tx->wcntr); /* util counters progress their endpoints */
-    pthread_mutex_unlock(&weft_ofi.ctx_lock);
+    pthread_mutex_unlock(&weft_ofi.ctx.lock);
 }
 
 void weft_ofi_ctx_quiet_all(void)
 {
-    pthread_mutex_lock(&weft_ofi.ctx_lock);
-    for (struct weft_ofi_tx *tx = weft_ofi.ctx_list; tx; tx = tx->next_ctx)
+    pthread_mutex_lock(&weft_ofi.ctx.lock);
+    for (struct weft_ofi_tx *tx = weft_ofi.ctx.list; tx; tx = tx->next_ctx)
         weft_ofi_quiet(tx);
-    pthread_mutex_unlock(&weft_ofi.ctx_lock);
+    pthread_mutex_unlock(&weft_ofi.ctx.lock);
 }
 
 void weft_ofi_ctx_fini(void)
 {
-    pthread_mutex_lock(&weft_ofi.ctx_lock);
-    while (weft_ofi.ctx_list) {
-        struct weft_ofi_tx *tx = weft_ofi.ctx_list;
+    pthread_mutex_lock(&weft_ofi.ctx.lock);
+    while (weft_ofi.ctx.list) {
+        struct weft_ofi_tx *tx = weft_ofi.ctx.list;
         unlink_in_use(tx);
         close_tx(tx);
     }
-    while (weft_ofi.ctx_idle) {
-        struct weft_ofi_tx *tx = weft_ofi.ctx_idle;
-        weft_ofi.ctx_idle = tx->next_ctx;
+    while (weft_ofi.ctx.idle) {
+        struct weft_ofi_tx *tx = weft_ofi.ctx.idle;
+        weft_ofi.ctx.idle = tx->next_ctx;
         close_tx(tx);
     }
-    weft_ofi.ctx_eps_open = weft_ofi.ctx_eps_idle = 0;
-    pthread_mutex_unlock(&weft_ofi.ctx_lock);
-    if (weft_ofi.ctx_info)
-        fi_freeinfo(weft_ofi.ctx_info);
-    weft_ofi.ctx_info = NULL;
+    weft_ofi.ctx.eps_open = weft_ofi.ctx.eps_idle = 0;
+    pthread_mutex_unlock(&weft_ofi.ctx.lock);
+    if (weft_ofi.fab.ctx_info)
+        fi_freeinfo(weft_ofi.fab.ctx_info);
+    weft_ofi.fab.ctx_info = NULL;
 }

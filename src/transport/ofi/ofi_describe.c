@@ -13,19 +13,19 @@ static const char *progress_name(enum fi_progress p)
 
 static void describe_contexts(FILE *out)
 {
-    pthread_mutex_lock(&weft_ofi.ctx_lock);
-    int budget = weft_ofi.ctx_ep_budget, open = weft_ofi.ctx_eps_open;
-    int idle = weft_ofi.ctx_eps_idle, sharing = weft_ofi.ctx_sharing;
-    int refused = weft_ofi.ctx_refused;
-    pthread_mutex_unlock(&weft_ofi.ctx_lock);
+    pthread_mutex_lock(&weft_ofi.ctx.lock);
+    int budget = weft_ofi.ctx.ep_budget, open = weft_ofi.ctx.eps_open;
+    int idle = weft_ofi.ctx.eps_idle, sharing = weft_ofi.ctx.sharing;
+    int refused = weft_ofi.ctx.refused;
+    pthread_mutex_unlock(&weft_ofi.ctx.lock);
     fprintf(out, "  contexts          own endpoint + CQ + 2 counters, at most %d at once (%s)%s\n",
-            budget, weft_ofi.ctx_ep_limit_by,
+            budget, weft_ofi.ctx.ep_limit_by,
             weft_onnode.all_direct ? ",\n                    unused here: every PE is reached "
                                      "directly"
                                    : "");
     fprintf(out, "                    a destroyed context's endpoint serves the next one\n");
     fprintf(out, "                    past the limit: %s\n",
-            weft_ofi.ctx_share ? "share the default context's endpoint (WEFT_CTX_SHARE=1)"
+            weft_ofi.ctx.share ? "share the default context's endpoint (WEFT_CTX_SHARE=1)"
                                : "creation fails (WEFT_CTX_SHARE=0)");
     fprintf(out, "                    locks: none for PRIVATE/SERIALIZED contexts; under\n"
                  "                    SHMEM_THREAD_MULTIPLE one per operation for the others\n");
@@ -35,7 +35,7 @@ static void describe_contexts(FILE *out)
 
 void weft_ofi_describe(FILE *out)
 {
-    struct fi_info *fi = weft_ofi.info;
+    struct fi_info *fi = weft_ofi.fab.info;
     if (!fi) {
         fprintf(out, "libfabric transport: %s\n",
                 weft_ofi.unused ? "not opened (every PE is reached directly)"
@@ -52,47 +52,47 @@ void weft_ofi_describe(FILE *out)
             fi->domain_attr->mr_mode ? fi_tostr(&fi->domain_attr->mr_mode, FI_TYPE_MR_MODE)
                                      : "(none)");
     fprintf(out, "  remote addressing %s, keys %s\n",
-            weft_ofi.virt_addr ? "virtual addresses (bases exchanged)" : "segment offsets",
-            weft_ofi.prov_key ? "provider-chosen (exchanged)" : "requested (= segment id)");
+            weft_ofi.fab.virt_addr ? "virtual addresses (bases exchanged)" : "segment offsets",
+            weft_ofi.fab.prov_key ? "provider-chosen (exchanged)" : "requested (= segment id)");
     fprintf(out, "  local MR          %s\n",
-            weft_ofi.mr_local ? "required (bounce buffers)" : "not required");
-    fprintf(out, "  inject size       %zu (provider %zu)\n", weft_ofi.inject_size,
-            weft_ofi.prov_inject);
+            weft_ofi.fab.mr_local ? "required (bounce buffers)" : "not required");
+    fprintf(out, "  inject size       %zu (provider %zu)\n", weft_ofi.put.inject_size,
+            weft_ofi.fab.prov_inject);
     fprintf(out, "  max message       %zu (chunks of %zu)\n", fi->ep_attr->max_msg_size,
-            weft_ofi.max_msg);
+            weft_ofi.fab.max_msg);
     fprintf(out, "  iov / rma_iov     %zu / %zu\n", fi->tx_attr->iov_limit,
             fi->tx_attr->rma_iov_limit);
     fprintf(out, "  progress          data %s, control %s; progress thread %s\n",
             progress_name(fi->domain_attr->data_progress),
             progress_name(fi->domain_attr->control_progress),
-            weft_ofi.progress_thread ? "running" : "off");
+            weft_ofi.progress.thread_on ? "running" : "off");
     int naps = weft_idle_naps_possible();
     fprintf(out, "  idle waits        %s\n",
             !naps ? "spin, then yield the CPU (no naps: this host's PEs fit on its CPUs, or "
                     "WEFT_IDLE_NAP=0)"
-            : weft_ofi.served_cntr ? "nap after 200 us without serving a peer (WEFT_IDLE_NAP; "
+            : weft_ofi.progress.served_cntr ? "nap after 200 us without serving a peer (WEFT_IDLE_NAP; "
                                      "a remote-access counter counts what is served)"
-            : weft_ofi.cq_wait_fd ? "nap on the CQ's descriptor after 200 us without traffic "
+            : weft_ofi.progress.cq_wait_fd ? "nap on the CQ's descriptor after 200 us without traffic "
                                     "(WEFT_IDLE_NAP; a peer's request ends the nap)"
                                   : "spin, then yield the CPU (the provider can neither count "
                                     "the requests served nor be waited on)");
     fprintf(out, "  threading         %s; SHMEM_THREAD_MULTIPLE %s\n",
-            weft_ofi.thread_safe ? "FI_THREAD_SAFE" : "FI_THREAD_DOMAIN",
+            weft_ofi.fab.thread_safe ? "FI_THREAD_SAFE" : "FI_THREAD_DOMAIN",
             weft_ofi.thread_multiple
                 ? "in use: the default context locks each libfabric operation"
                 : "not requested (it asks for FI_THREAD_SAFE)");
     describe_contexts(out);
-    if (weft_ofi.coalesce)
+    if (weft_ofi.put.coalesce)
         fprintf(out, "  small puts        coalesced up to %d bytes: consecutive puts to one PE "
                 "leave as one message (WEFT_COALESCE)\n", WEFT_OFI_COAL_MAX_PUT);
     else
         fprintf(out, "  small puts        one write each\n");
-    size_t split_top = weft_ofi.split_put_max; /* larger ones from wmin on are copied */
+    size_t split_top = weft_ofi.put.split_put_max; /* larger ones from wmin on are copied */
     if (weft_ofi_cma.wmin != SIZE_MAX && weft_ofi_cma.wmin - 1 < split_top)
         split_top = weft_ofi_cma.wmin - 1;
-    if (split_top > weft_ofi.inject_size)
+    if (split_top > weft_ofi.put.inject_size)
         fprintf(out, "  mid-size puts     up to %zu bytes as injected pieces of %zu "
-                "(WEFT_SHM_SPLIT_PUT)\n", split_top, weft_ofi.inject_size);
+                "(WEFT_SHM_SPLIT_PUT)\n", split_top, weft_ofi.put.inject_size);
     if (weft_ofi_cma.min != SIZE_MAX)
         fprintf(out, "  large gets        from %zu bytes copied by this PE (process_vm_readv on "
                 "a second, unordered shm endpoint) after a read through the target's queue "
@@ -102,29 +102,29 @@ void weft_ofi_describe(FILE *out)
                 "after a read through the target's queue (WEFT_SHM_CMA_WRITE)\n",
                 weft_ofi_cma.wmin);
     fprintf(out, "  remote completion %s\n",
-            weft_ofi.rc != WEFT_RC_DELIVERY ? "flush: a read to every PE written since the last quiet"
-            : weft_ofi.writes_flushed
+            weft_ofi.put.rc != WEFT_RC_DELIVERY ? "flush: a read to every PE written since the last quiet"
+            : weft_ofi.put.writes_flushed
                 ? "blocking puts, and non-blocking ones past the first four since a quiet, "
                   "without FI_DELIVERY_COMPLETE, flushed by a read at quiet (injected puts and "
                   "atomics too)"
-            : weft_ofi.injects_queued_in_order
+            : weft_ofi.order.injects_queued_in_order
                 ? "FI_DELIVERY_COMPLETE (injected puts and atomics queue in order at the "
                   "target: quiet reads nothing back)"
                 : "FI_DELIVERY_COMPLETE (injected puts/atomics flushed by a read at quiet)");
     fprintf(out, "  fence             %s\n",
-            weft_ofi.ordered ? "free: the provider orders writes, atomics and messages "
+            weft_ofi.order.ordered ? "free: the provider orders writes, atomics and messages "
                                "(FI_ORDER_WAW, FI_ORDER_SAW)"
-            : weft_ofi.rma_ordered
+            : weft_ofi.order.rma_ordered
                 ? "free between puts (FI_ORDER_RMA_WAW); an atomic after it, or a fence after "
                   "an atomic, completes the earlier operations (no FI_ORDER_WAW/SAW)"
             : weft_onnode.split
                 ? "a quiet: node peers are reached directly for one segment and through "
                   "libfabric for the other"
-            : (weft_ofi.info->tx_attr->msg_order & WEFT_OFI_FENCE_ORDER) == WEFT_OFI_FENCE_ORDER
+            : (weft_ofi.fab.info->tx_attr->msg_order & WEFT_OFI_FENCE_ORDER) == WEFT_OFI_FENCE_ORDER
                 ? "a quiet (WEFT_FENCE=quiet)"
                 : "a quiet: the provider does not order writes, atomics and messages");
-    fprintf(out, "  provider atomics  %s%s\n", weft_ofi.have_atomic_cap ? "FI_ATOMIC" : "none",
-            weft_ofi.amo_forced_software ? " (WEFT_AMO=software: not used)"
+    fprintf(out, "  provider atomics  %s%s\n", weft_ofi.fab.have_atomic_cap ? "FI_ATOMIC" : "none",
+            weft_ofi.amo.forced_software ? " (WEFT_AMO=software: not used)"
             : weft_onnode.mixed          ? " (not used: the job mixes the on-node path and "
                                            "libfabric)"
                                          : "");
@@ -143,8 +143,8 @@ void weft_ofi_describe(FILE *out)
         int flt = d == WEFT_DT_F32 || d == WEFT_DT_F64;
         for (int o = 0; o < WEFT_AMO_NOPS; o++) {
             int applicable = !flt || o <= WEFT_AMO_SWAP;
-            fprintf(out, "%-6s", !applicable ? "-" : weft_ofi.amo_query[o][d] ? "yes" : "no");
+            fprintf(out, "%-6s", !applicable ? "-" : weft_ofi.amo.query[o][d] ? "yes" : "no");
         }
-        fprintf(out, " => %s\n", weft_ofi.dt_native[d] ? "native" : "software");
+        fprintf(out, " => %s\n", weft_ofi.amo.dt_native[d] ? "native" : "software");
     }
 }

@@ -14,7 +14,7 @@
 #include "transport/ofi/ofi_internal.h"
 #include "transport/ofi/ofi_msg.h"
 
-struct weft_ofi_state weft_ofi = {.wait_fd = -1}; /* no descriptor before init */
+struct weft_ofi_state weft_ofi = {.progress.wait_fd = -1}; /* no descriptor before init */
 
 /* 1: open the CQ with FI_WAIT_FD for the progress thread (see open_cq). */
 #define WEFT_OFI_CQ_WAIT_FD 0
@@ -55,13 +55,13 @@ static int progress_reads_sockets(const char *prov)
 
 static int reg_one(void *base, size_t size, uint64_t access, uint64_t key, struct fid_mr **mr)
 {
-    int rc = fi_mr_reg(weft_ofi.domain, base, size, access, 0, key, 0, mr, NULL);
+    int rc = fi_mr_reg(weft_ofi.fab.domain, base, size, access, 0, key, 0, mr, NULL);
     if (rc) {
         weft_warn("weft_ofi_init", "fi_mr_reg(%p, %zu, key %" PRIu64 "): %s", base, size, key,
                   fi_strerror(-rc));
         return -1;
     }
-    if (weft_ofi.mr_endpoint) {
+    if (weft_ofi.fab.mr_endpoint) {
         if ((rc = fi_mr_bind(*mr, &weft_ofi_tx0.ep->fid, 0)) != 0 ||
             (rc = fi_mr_enable(*mr)) != 0) {
             weft_warn("weft_ofi_init", "fi_mr_bind/enable: %s", fi_strerror(-rc));
@@ -74,7 +74,7 @@ static int reg_one(void *base, size_t size, uint64_t access, uint64_t key, struc
 static int register_segments(struct peer_blob *mine)
 {
     uint64_t access = FI_REMOTE_READ | FI_REMOTE_WRITE;
-    if (weft_ofi.mr_local)
+    if (weft_ofi.fab.mr_local)
         access |= FI_READ | FI_WRITE | FI_SEND | FI_RECV;
     for (int s = 0; s < WEFT_NSEGS; s++) {
         struct weft_segment *sg = &weft_rt.seg[s];
@@ -82,11 +82,11 @@ static int register_segments(struct peer_blob *mine)
         mine->key[s] = 0;
         if (!sg->base || !sg->size)
             continue;
-        if (reg_one(sg->base, sg->size, access, (uint64_t)s, &weft_ofi.mr[s]) != 0)
+        if (reg_one(sg->base, sg->size, access, (uint64_t)s, &weft_ofi.fab.mr[s]) != 0)
             return -1;
-        weft_ofi.mr_desc[s] = fi_mr_desc(weft_ofi.mr[s]);
-        mine->key[s] = fi_mr_key(weft_ofi.mr[s]);
-        if (!weft_ofi.prov_key && mine->key[s] != (uint64_t)s) {
+        weft_ofi.fab.mr_desc[s] = fi_mr_desc(weft_ofi.fab.mr[s]);
+        mine->key[s] = fi_mr_key(weft_ofi.fab.mr[s]);
+        if (!weft_ofi.fab.prov_key && mine->key[s] != (uint64_t)s) {
             weft_warn("weft_ofi_init", "provider ignored the requested MR key %d (got %" PRIu64
                       ")", s, mine->key[s]);
             return -1;
@@ -133,18 +133,18 @@ int weft_ofi_unused(void)
  * provided where the domain is FI_THREAD_SAFE (else SERIALIZED). */
 static void take_provider(struct fi_info *fi, int thread_multiple)
 {
-    weft_ofi.info = fi;
+    weft_ofi.fab.info = fi;
     uint64_t mm = (uint64_t)fi->domain_attr->mr_mode;
-    weft_ofi.prov_key = !!(mm & FI_MR_PROV_KEY);
-    weft_ofi.virt_addr = !!(mm & FI_MR_VIRT_ADDR);
-    weft_ofi.mr_local = !!(mm & FI_MR_LOCAL);
-    weft_ofi.mr_endpoint = !!(mm & FI_MR_ENDPOINT);
-    weft_ofi.manual = weft_ofi_progress_is_manual(fi);
-    weft_ofi.thread_safe = fi->domain_attr->threading == FI_THREAD_SAFE;
-    weft_ofi.thread_multiple = thread_multiple && weft_ofi.thread_safe;
-    weft_ofi.have_atomic_cap = !!(fi->caps & FI_ATOMIC);
-    weft_ofi.rc = (fi->tx_attr->op_flags & FI_DELIVERY_COMPLETE) ? WEFT_RC_DELIVERY : WEFT_RC_FLUSH;
-    weft_ofi.prov_inject = fi->tx_attr->inject_size;
+    weft_ofi.fab.prov_key = !!(mm & FI_MR_PROV_KEY);
+    weft_ofi.fab.virt_addr = !!(mm & FI_MR_VIRT_ADDR);
+    weft_ofi.fab.mr_local = !!(mm & FI_MR_LOCAL);
+    weft_ofi.fab.mr_endpoint = !!(mm & FI_MR_ENDPOINT);
+    weft_ofi.fab.manual = weft_ofi_progress_is_manual(fi);
+    weft_ofi.fab.thread_safe = fi->domain_attr->threading == FI_THREAD_SAFE;
+    weft_ofi.thread_multiple = thread_multiple && weft_ofi.fab.thread_safe;
+    weft_ofi.fab.have_atomic_cap = !!(fi->caps & FI_ATOMIC);
+    weft_ofi.put.rc = (fi->tx_attr->op_flags & FI_DELIVERY_COMPLETE) ? WEFT_RC_DELIVERY : WEFT_RC_FLUSH;
+    weft_ofi.fab.prov_inject = fi->tx_attr->inject_size;
 }
 
 /* How fence and quiet keep their promises on this provider (ofi_rma.c):
@@ -162,19 +162,19 @@ static void decide_ordering(const struct fi_info *fi)
      * followed by a fence and a direct store to that peer (data in .bss,
      * flag in the heap, WEFT_ONNODE_STATIC=0) would show the flag first,
      * so the fence must complete libfabric's operations. */
-    weft_ofi.ordered = !strcmp(fence, "auto") &&
+    weft_ofi.order.ordered = !strcmp(fence, "auto") &&
                        (fi->tx_attr->msg_order & WEFT_OFI_FENCE_ORDER) == WEFT_OFI_FENCE_ORDER &&
-                       weft_ofi.prov_inject >= WEFT_OFI_MSG_AMO_SIZE &&
+                       weft_ofi.fab.prov_inject >= WEFT_OFI_MSG_AMO_SIZE &&
                        !weft_onnode.split;
-    weft_ofi.rma_ordered = !weft_ofi.ordered && !strcmp(fence, "auto") &&
+    weft_ofi.order.rma_ordered = !weft_ofi.order.ordered && !strcmp(fence, "auto") &&
                            (fi->tx_attr->msg_order & FI_ORDER_RMA_WAW) && !weft_onnode.split;
-    weft_ofi.injects_queued_in_order = !strcmp(fi->fabric_attr->prov_name, "shm") &&
-                                       weft_ofi.rc == WEFT_RC_DELIVERY && !weft_onnode.mixed;
+    weft_ofi.order.injects_queued_in_order = !strcmp(fi->fabric_attr->prov_name, "shm") &&
+                                       weft_ofi.put.rc == WEFT_RC_DELIVERY && !weft_onnode.mixed;
     /* Only where fence relies on RMA write order alone (rxm); shm reports
      * an order for writes of any size in its answer but moves large ones
      * in pieces (problem 6 in docs/providers.md: coll.bcast_* failed), so
      * there and on sockets every non-injected write still counts as large. */
-    weft_ofi.order_waw_size = weft_ofi.rma_ordered ? fi->ep_attr->max_order_waw_size : 0;
+    weft_ofi.order.order_waw_size = weft_ofi.order.rma_ordered ? fi->ep_attr->max_order_waw_size : 0;
 }
 
 /* How puts of each size travel: the inject threshold, injected pieces,
@@ -183,28 +183,28 @@ static void decide_ordering(const struct fi_info *fi)
 static void decide_writes(const struct fi_info *fi, int delivery_asked)
 {
     long long inj = weft_tun_int(WEFT_TUN_INJECT_SIZE);
-    weft_ofi.inject_size = (inj < 0 || (size_t)inj > fi->tx_attr->inject_size)
+    weft_ofi.put.inject_size = (inj < 0 || (size_t)inj > fi->tx_attr->inject_size)
                                ? fi->tx_attr->inject_size
                                : (size_t)inj;
     /* Only where the pieces queue in order at the target: there a later
      * operation (a flag, a fence's next write) lands after the last piece,
      * and quiet needs nothing back from them. */
-    weft_ofi.split_put_max = weft_ofi.injects_queued_in_order && weft_ofi.inject_size
+    weft_ofi.put.split_put_max = weft_ofi.order.injects_queued_in_order && weft_ofi.put.inject_size
                                  ? (size_t)weft_tun_int(WEFT_TUN_SHM_SPLIT_PUT)
                                  : 0;
     /* Not on shm: a write above its inject size completes only once the
      * target has copied it, with or without the flag. Not where the user
      * asked for delivery completion (WEFT_REMOTE_COMPLETION=delivery). */
-    weft_ofi.writes_flushed = weft_ofi.rc == WEFT_RC_DELIVERY &&
-                              strcmp(fi->fabric_attr->prov_name, "shm") && !weft_ofi.mr_local &&
+    weft_ofi.put.writes_flushed = weft_ofi.put.rc == WEFT_RC_DELIVERY &&
+                              strcmp(fi->fabric_attr->prov_name, "shm") && !weft_ofi.fab.mr_local &&
                               !delivery_asked;
-    weft_ofi.max_msg = fi->ep_attr->max_msg_size ? fi->ep_attr->max_msg_size : (1u << 30);
-    if (weft_ofi.max_msg > ((size_t)1 << 30))
-        weft_ofi.max_msg = (size_t)1 << 30; /* keep chunks bounded */
+    weft_ofi.fab.max_msg = fi->ep_attr->max_msg_size ? fi->ep_attr->max_msg_size : (1u << 30);
+    if (weft_ofi.fab.max_msg > ((size_t)1 << 30))
+        weft_ofi.fab.max_msg = (size_t)1 << 30; /* keep chunks bounded */
     size_t il = fi->tx_attr->iov_limit, ril = fi->tx_attr->rma_iov_limit;
-    weft_ofi.iov_limit = il < ril ? il : ril;
-    if (weft_ofi.iov_limit < 1)
-        weft_ofi.iov_limit = 1;
+    weft_ofi.fab.iov_limit = il < ril ? il : ril;
+    if (weft_ofi.fab.iov_limit < 1)
+        weft_ofi.fab.iov_limit = 1;
 }
 
 /* Counting puts and pushes on 64-bit immediate data where the provider
@@ -215,7 +215,7 @@ static void decide_counting(const struct fi_info *fi)
     if (strcmp(imm, "auto") && strcmp(imm, "off"))
         weft_fatal("shmem_init", "WEFT_CT_IMMEDIATE=%s: expected auto or off", imm);
     weft_ofi_count_imm = !strcmp(imm, "auto") && fi->domain_attr->cq_data_size >= 8 &&
-                         !(fi->mode & FI_RX_CQ_DATA) && !weft_ofi.mr_local;
+                         !(fi->mode & FI_RX_CQ_DATA) && !weft_ofi.fab.mr_local;
     weft_debug("ofi: counters %s (cq_data_size %zu)",
                weft_ofi_count_imm ? "on immediate data" : "by atomic add",
                fi->domain_attr->cq_data_size);
@@ -225,15 +225,15 @@ static void log_decisions(const struct fi_info *fi)
 {
     weft_debug("ofi: msg_order [%s]; fence %s",
                fi_tostr(&fi->tx_attr->msg_order, FI_TYPE_MSG_ORDER),
-               weft_ofi.ordered       ? "by provider ordering"
-               : weft_ofi.rma_ordered ? "by RMA write ordering (deferred before an atomic)"
+               weft_ofi.order.ordered       ? "by provider ordering"
+               : weft_ofi.order.rma_ordered ? "by RMA write ordering (deferred before an atomic)"
                                       : "= quiet");
     weft_debug("ofi: using %s (fabric %s, domain %s), mr_mode %s, %s progress, threading %s, "
                "remote completion by %s", fi->fabric_attr->prov_name, fi->fabric_attr->name,
                fi->domain_attr->name, fi_tostr(&fi->domain_attr->mr_mode, FI_TYPE_MR_MODE),
-               weft_ofi.manual ? "manual" : "auto", weft_ofi.thread_safe ? "safe" : "domain",
-               weft_ofi.rc == WEFT_RC_DELIVERY ? "FI_DELIVERY_COMPLETE" : "flush reads");
-    weft_debug("ofi: injected writes and atomics %s", weft_ofi.injects_queued_in_order
+               weft_ofi.fab.manual ? "manual" : "auto", weft_ofi.fab.thread_safe ? "safe" : "domain",
+               weft_ofi.put.rc == WEFT_RC_DELIVERY ? "FI_DELIVERY_COMPLETE" : "flush reads");
+    weft_debug("ofi: injected writes and atomics %s", weft_ofi.order.injects_queued_in_order
                    ? "queue in order at the target: quiet reads nothing back"
                    : "flushed by a read at quiet");
 }
@@ -256,18 +256,18 @@ static int open_cq(int thread_on)
      * descriptor instead (core/sync.c): without it every waiting PE yields,
      * and two PEs sharing a CPU then take turns only at the scheduler's
      * tick (get at 4 PEs on 2 CPUs: 1 ms in some runs, 31-43 us napping). */
-    int naps = weft_idle_naps_possible(), rma_events = !!(weft_ofi.info->caps & FI_RMA_EVENT);
+    int naps = weft_idle_naps_possible(), rma_events = !!(weft_ofi.fab.info->caps & FI_RMA_EVENT);
     int naps_on_cq_fd = naps && !rma_events;
     cqa.wait_obj = FI_WAIT_NONE;
     if ((thread_on && WEFT_OFI_CQ_WAIT_FD) || naps_on_cq_fd) {
         cqa.wait_obj = FI_WAIT_FD;
-        if (fi_cq_open(weft_ofi.domain, &cqa, &weft_ofi.cq, NULL) == 0)
-            weft_ofi.cq_wait_fd = 1;
+        if (fi_cq_open(weft_ofi.fab.domain, &cqa, &weft_ofi.fab.cq, NULL) == 0)
+            weft_ofi.progress.cq_wait_fd = 1;
         else
             cqa.wait_obj = FI_WAIT_NONE;
     }
-    if (!weft_ofi.cq_wait_fd)
-        CHECK(fi_cq_open(weft_ofi.domain, &cqa, &weft_ofi.cq, NULL), "fi_cq_open");
+    if (!weft_ofi.progress.cq_wait_fd)
+        CHECK(fi_cq_open(weft_ofi.fab.domain, &cqa, &weft_ofi.fab.cq, NULL), "fi_cq_open");
 
     /* Peers' reads, writes and atomics served by this PE's progress are
      * counted where the host is oversubscribed, so that a waiting PE can
@@ -276,7 +276,7 @@ static int open_cq(int thread_on)
      * CQ's descriptor instead (naps_on_cq_fd above). */
     /* Gets read by CMA (ofi_cma.c) look at the same count. */
     if ((naps || weft_ofi_cma_wanted()) && rma_events) {
-        CHECK(weft_ofi_cntr_open(weft_ofi.domain, &weft_ofi.served_cntr),
+        CHECK(weft_ofi_cntr_open(weft_ofi.fab.domain, &weft_ofi.progress.served_cntr),
               "fi_cntr_open(remote access)");
     }
     return 0;
@@ -285,10 +285,10 @@ static int open_cq(int thread_on)
 /* Fabric, domain, AV and CQ. */
 static int open_domain(int thread_on)
 {
-    struct fi_info *fi = weft_ofi.info;
-    CHECK(fi_fabric(fi->fabric_attr, &weft_ofi.fabric, NULL), "fi_fabric");
-    CHECK(fi_domain(weft_ofi.fabric, fi, &weft_ofi.domain, NULL), "fi_domain");
-    CHECK(weft_ofi_av_open(weft_ofi.domain, &weft_ofi.av), "fi_av_open");
+    struct fi_info *fi = weft_ofi.fab.info;
+    CHECK(fi_fabric(fi->fabric_attr, &weft_ofi.fab.fabric, NULL), "fi_fabric");
+    CHECK(fi_domain(weft_ofi.fab.fabric, fi, &weft_ofi.fab.domain, NULL), "fi_domain");
+    CHECK(weft_ofi_av_open(weft_ofi.fab.domain, &weft_ofi.fab.av), "fi_av_open");
     return open_cq(thread_on);
 }
 
@@ -297,11 +297,11 @@ static int open_domain(int thread_on)
 static int open_default_tx(void)
 {
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
-    if (weft_ofi_tx_open(tx, weft_ofi.cq, 1) != 0)
+    if (weft_ofi_tx_open(tx, weft_ofi.fab.cq, 1) != 0)
         return -1;
     weft_ofi_tx_set_shared(tx, weft_ofi.thread_multiple);
     pthread_mutex_init(&tx->lock, NULL);
-    weft_ofi.scalar_inject = tx->shared ? 0 : weft_ofi.inject_size;
+    weft_ofi.put.scalar_inject = tx->shared ? 0 : weft_ofi.put.inject_size;
     return 0;
 }
 
@@ -321,7 +321,7 @@ static int insert_addresses(const struct peer_blob *all, int n)
     if (packed && addrs) {
         for (int p = 0; p < n; p++)
             memcpy(packed + (size_t)p * nlen, all[p].name, nlen);
-        int got = fi_av_insert(weft_ofi.av, packed, (size_t)n, addrs, 0, NULL);
+        int got = fi_av_insert(weft_ofi.fab.av, packed, (size_t)n, addrs, 0, NULL);
         ok = got == n;
         for (int p = 0; ok && p < n; p++)
             ok = addrs[p] == (fi_addr_t)p;
@@ -332,7 +332,7 @@ static int insert_addresses(const struct peer_blob *all, int n)
     } else {
         for (int p = 0; ok && p < n; p++) {
             fi_addr_t addr = FI_ADDR_NOTAVAIL;
-            int got = fi_av_insert(weft_ofi.av, all[p].name, 1, &addr, 0, NULL);
+            int got = fi_av_insert(weft_ofi.fab.av, all[p].name, 1, &addr, 0, NULL);
             ok = got == 1 && addr == (fi_addr_t)p;
             if (!ok)
                 weft_warn("weft_ofi_init", "fi_av_insert of PE %d's address (%u bytes) gave %d, "
@@ -349,15 +349,15 @@ static int insert_addresses(const struct peer_blob *all, int n)
  * segment number weft chose, addresses virtual or offsets. */
 static int fill_remote_tables(const struct peer_blob *all, int n)
 {
-    weft_ofi.rkey = malloc((size_t)n * WEFT_NSEGS * sizeof(uint64_t));
-    weft_ofi.rbase = malloc((size_t)n * WEFT_NSEGS * sizeof(uint64_t));
-    if (!weft_ofi.rkey || !weft_ofi.rbase)
+    weft_ofi.addr.rkey = malloc((size_t)n * WEFT_NSEGS * sizeof(uint64_t));
+    weft_ofi.addr.rbase = malloc((size_t)n * WEFT_NSEGS * sizeof(uint64_t));
+    if (!weft_ofi.addr.rkey || !weft_ofi.addr.rbase)
         return -1;
     for (int p = 0; p < n; p++)
         for (int s = 0; s < WEFT_NSEGS; s++) {
             size_t i = (size_t)p * WEFT_NSEGS + (size_t)s;
-            weft_ofi.rkey[i] = weft_ofi.prov_key ? all[p].key[s] : (uint64_t)s;
-            weft_ofi.rbase[i] = weft_ofi.virt_addr ? all[p].base[s] : 0;
+            weft_ofi.addr.rkey[i] = weft_ofi.fab.prov_key ? all[p].key[s] : (uint64_t)s;
+            weft_ofi.addr.rbase[i] = weft_ofi.fab.virt_addr ? all[p].base[s] : 0;
         }
     return 0;
 }
@@ -402,13 +402,13 @@ static int progress_thread_decision(int thread_on)
     if (thread_on == 2) {
         int any_sw = 0;
         for (int d = 0; d < WEFT_DT_NTYPES; d++)
-            any_sw |= !weft_ofi.dt_native[d];
-        thread_on = weft_ofi.manual || any_sw;
+            any_sw |= !weft_ofi.amo.dt_native[d];
+        thread_on = weft_ofi.fab.manual || any_sw;
         weft_debug("ofi: progress thread %s (%s progress, %s software AMO types)",
-                   thread_on ? "on" : "off", weft_ofi.manual ? "manual" : "auto",
+                   thread_on ? "on" : "off", weft_ofi.fab.manual ? "manual" : "auto",
                    any_sw ? "some" : "no");
     }
-    if (thread_on && !weft_ofi.thread_safe) {
+    if (thread_on && !weft_ofi.fab.thread_safe) {
         weft_warn("weft_ofi_init", "provider %s refused FI_THREAD_SAFE; no progress thread",
                   weft_ofi_provider_name());
         thread_on = 0;
@@ -440,8 +440,8 @@ static int start_services(int thread_on)
 int weft_ofi_init(int thread_multiple)
 {
     memset(&weft_ofi, 0, sizeof weft_ofi);
-    weft_ofi.wait_fd = -1; /* until weft_ofi_wait_obj_init finds the CQ's */
-    pthread_mutex_init(&weft_ofi.ctx_lock, NULL);
+    weft_ofi.progress.wait_fd = -1; /* until weft_ofi_wait_obj_init finds the CQ's */
+    pthread_mutex_init(&weft_ofi.ctx.lock, NULL);
     if (all_pes_direct()) {
         weft_ofi.unused = 1;
         weft_ofi.thread_multiple = thread_multiple; /* loads, stores and CPU atomics */
@@ -475,7 +475,7 @@ int weft_ofi_init(int thread_multiple)
  * and the peers may be gone. */
 void weft_ofi_abandon(void)
 {
-    if (!weft_ofi.info || pthread_equal(pthread_self(), weft_ofi.thread) ||
+    if (!weft_ofi.fab.info || pthread_equal(pthread_self(), weft_ofi.progress.thread) ||
         __atomic_exchange_n(&weft_ofi.abandoned, 1, __ATOMIC_ACQ_REL))
         return;
     weft_ofi_thread_stop();
@@ -514,7 +514,7 @@ void weft_ofi_fini(void)
         weft_ofi.unused = 0;
         return;
     }
-    if (!weft_ofi.info)
+    if (!weft_ofi.fab.info)
         return;
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
     if (tx->ep)
@@ -526,43 +526,43 @@ void weft_ofi_fini(void)
      * progress thread running (a temporary one if there was none) through
      * the launcher barrier, after which nobody talks to us. */
     int temp = 0;
-    if (tx->ep && weft_rt.n_pes > 1 && !weft_ofi.progress_thread)
+    if (tx->ep && weft_rt.n_pes > 1 && !weft_ofi.progress.thread_on)
         temp = weft_ofi_thread_start() == 0;
     (void)weft_boot_barrier();
     (void)temp;
     weft_ofi_thread_stop();
-    if (tx->ep && weft_ofi.injects_queued_in_order)
+    if (tx->ep && weft_ofi.order.injects_queued_in_order)
         apply_queued();
-    weft_ofi.coalesce = 0; /* tx_close below frees its buffers */
+    weft_ofi.put.coalesce = 0; /* tx_close below frees its buffers */
     weft_ofi_cma_close(); /* after the barrier: peers read by it until then */
     weft_ofi_ctx_fini();
     weft_ofi_tx_close(tx);
-    if (weft_ofi.served_cntr) { /* after tx0's endpoint, which holds it */
-        struct fid_cntr *c = weft_ofi.served_cntr;
-        weft_ofi.served_cntr = NULL;
+    if (weft_ofi.progress.served_cntr) { /* after tx0's endpoint, which holds it */
+        struct fid_cntr *c = weft_ofi.progress.served_cntr;
+        weft_ofi.progress.served_cntr = NULL;
         fi_close(&c->fid);
     }
     for (int s = 0; s < WEFT_NSEGS; s++)
-        if (weft_ofi.mr[s])
-            fi_close(&weft_ofi.mr[s]->fid);
+        if (weft_ofi.fab.mr[s])
+            fi_close(&weft_ofi.fab.mr[s]->fid);
     weft_ofi_msg_fini();
-    struct fid_cq *cq = weft_ofi.cq;
-    weft_ofi.cq = NULL;
-    weft_ofi.cq_wait_fd = 0; /* its descriptor goes with it */
-    weft_ofi.wait_fd = -1;
+    struct fid_cq *cq = weft_ofi.fab.cq;
+    weft_ofi.fab.cq = NULL;
+    weft_ofi.progress.cq_wait_fd = 0; /* its descriptor goes with it */
+    weft_ofi.progress.wait_fd = -1;
     if (cq)
         fi_close(&cq->fid);
-    if (weft_ofi.av)
-        fi_close(&weft_ofi.av->fid);
-    if (weft_ofi.domain)
-        fi_close(&weft_ofi.domain->fid);
-    if (weft_ofi.fabric)
-        fi_close(&weft_ofi.fabric->fid);
-    fi_freeinfo(weft_ofi.info);
+    if (weft_ofi.fab.av)
+        fi_close(&weft_ofi.fab.av->fid);
+    if (weft_ofi.fab.domain)
+        fi_close(&weft_ofi.fab.domain->fid);
+    if (weft_ofi.fab.fabric)
+        fi_close(&weft_ofi.fab.fabric->fid);
+    fi_freeinfo(weft_ofi.fab.info);
     pthread_mutex_destroy(&tx->lock);
     memset(tx, 0, sizeof *tx);
-    free(weft_ofi.rkey);
-    free(weft_ofi.rbase);
+    free(weft_ofi.addr.rkey);
+    free(weft_ofi.addr.rbase);
     memset(&weft_ofi, 0, sizeof weft_ofi);
 }
 
@@ -572,5 +572,5 @@ int weft_ofi_thread_multiple(void) { return weft_ofi.thread_multiple; }
 
 const char *weft_ofi_provider_name(void)
 {
-    return weft_ofi.info ? weft_ofi.info->fabric_attr->prov_name : "none";
+    return weft_ofi.fab.info ? weft_ofi.fab.info->fabric_attr->prov_name : "none";
 }

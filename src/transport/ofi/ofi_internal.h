@@ -37,40 +37,29 @@ enum weft_ofi_rc {
 };
 
 /* Per-context transmit resources: the default context's (weft_ofi_tx0) and
- * one per context that got an endpoint of its own (ofi_ctx.c). */
+ * one per context that got an endpoint of its own (ofi_ctx.c). Laid out
+ * by use: the hot head every put, get, atomic and quiet reads or writes
+ * (one or two cache lines), then the cold parts each feature keeps, then
+ * the 4 KiB of operand slots of non-blocking fetching atomics. */
 struct weft_ofi_tx {
+    /* ---- hot head ---------------------------------------------------- */
     struct weft_ofi_tx_head head; /* first: read inline through ofi.h */
-    struct fid_ep *ep;
-    struct fid_cq *cq;      /* error completions of ep (tx0: weft_ofi.cq) */
-    struct fid_cntr *wcntr; /* FI_WRITE: writes, non-fetching atomics */
-    struct fid_cntr *rcntr; /* FI_READ: reads, fetching/compare atomics */
-    /* Several threads may call into this tx at once (the default context
-     * under SHMEM_THREAD_MULTIPLE, a context created without PRIVATE or
-     * SERIALIZED): every operation and quiet then holds lock, so that a
-     * blocking get or a quiet never mistakes another thread's completions
-     * on the shared counters for its own. Set before the tx is published,
-     * never changed after. Private and serialized txs never lock. */
-    int shared;
     /* What weft_ofi_tx_enter (and the inject fast path of put_nbi) must
      * look at: WEFT_TX_SHARED (= shared) | WEFT_TX_COALESCED (puts waiting
      * in coal_buf or in flight, ofi_coalesce.c). One test for both. */
     int enter_slow;
-    pthread_mutex_t lock;
+    struct fid_ep *ep;
+    struct fid_cntr *wcntr; /* FI_WRITE: writes, non-fetching atomics */
+    struct fid_cntr *rcntr; /* FI_READ: reads, fetching/compare atomics */
     uint64_t w_issued, r_issued; /* ops posted that count on wcntr/rcntr */
-    uint64_t w_err_seen, r_err_seen;
     /* The counters' success counts when last read: a wait for no more than
      * that returns without calling the provider (whose counter read
      * progresses and locks: about 100 instructions on shm). */
     uint64_t w_done_seen, r_done_seen;
-    uint64_t am_issued; /* software AMOs sent (each gets a reply) */
-    uint64_t am_done;   /* replies received (updated by progress) */
     /* PEs that need a flush read at the next quiet. */
     uint8_t *dirty;
     int *dirty_list;
     int ndirty;
-    /* operand slots for fetching nbi AMOs */
-    uint64_t nbi_slot[WEFT_OFI_NBI_SLOTS][2];
-    unsigned nbi_used;
     /* Non-blocking writes posted delivery-complete since the last quiet
      * (weft_ofi_write_flushed). */
     unsigned dc_writes;
@@ -87,12 +76,33 @@ struct weft_ofi_tx {
      * before later writes by the provider, but the next atomic must wait
      * for their completion (weft_ofi_amo_order). */
     int fence_pending;
+    /* Several threads may call into this tx at once (the default context
+     * under SHMEM_THREAD_MULTIPLE, a context created without PRIVATE or
+     * SERIALIZED): every operation and quiet then holds lock, so that a
+     * blocking get or a quiet never mistakes another thread's completions
+     * on the shared counters for its own. Set before the tx is published,
+     * never changed after. Private and serialized txs never lock. */
+    int shared;
+
+    /* ---- cold: set-up, errors, locking --------------------------------- */
+    struct fid_cq *cq; /* error completions of ep (tx0: weft_ofi.fab.cq) */
+    pthread_mutex_t lock;
+    uint64_t w_err_seen, r_err_seen;
+    uint64_t w_at_quiet; /* w_issued when a quiet last counted (weft_ofi.progress.quiets) */
     /* registered scratch: flush read target and FI_MR_LOCAL bounce */
     char *bounce;
     size_t bounce_size; /* WEFT_OFI_BOUNCE_SIZE with FI_MR_LOCAL, else 64 */
     struct fid_mr *bounce_mr;
     void *bounce_desc;
-    /* Coalesced puts (ofi_coalesce.c; tx0 only, when weft_ofi.coalesce):
+    /* Contexts' txs in the registry the progress thread pokes (ofi_ctx.c). */
+    struct weft_ofi_tx *next_ctx, *prev_ctx;
+
+    /* ---- software atomics and put batches (ofi_amo.c, ofi_coalesce.c):
+     * replies counted by whichever thread progresses ------------------- */
+    uint64_t am_issued; /* messages sent that get a reply */
+    uint64_t am_done;   /* replies received (updated by progress) */
+
+    /* ---- coalesced puts (ofi_coalesce.c; tx0 only, when weft_ofi.put.coalesce):
      * records for coal_pe in coal_buf[0, coal_len), the application's own
      * count; coal_pub publishes it to the progress thread; coal_sent
      * (under coal_lock) is what has left. */
@@ -108,9 +118,8 @@ struct weft_ofi_tx {
     /* Set by fence: the next coalescible put, with nothing
      * coalesced waiting, is written directly (weft_ofi_put_or_coalesce). */
     int coal_direct_next;
-    /* Contexts' txs in the registry the progress thread pokes (ofi_ctx.c). */
-    struct weft_ofi_tx *next_ctx, *prev_ctx;
-    /* Gets and puts by CMA (ofi_cma.c): the PE whose queue the last
+
+    /* ---- gets and puts by CMA (ofi_cma.c): the PE whose queue the last
      * ordering read went through, or -1, and the counts that say whether
      * it still covers the next get (cma_head_valid). */
     int cma_head_pe;
@@ -123,7 +132,10 @@ struct weft_ofi_tx {
     int cma_read_pe;
     unsigned cma_ndefer;
     struct weft_ofi_cma_defer *cma_defer;
-    uint64_t w_at_quiet; /* w_issued when a quiet last counted (weft_ofi.quiets) */
+
+    /* ---- operand slots for fetching nbi AMOs (4 KiB), last ------------- */
+    unsigned nbi_used;
+    uint64_t nbi_slot[WEFT_OFI_NBI_SLOTS][2];
 };
 
 /* Take and release a tx around one operation; free for unshared txs. */
@@ -162,130 +174,152 @@ static inline void weft_ofi_set_active(struct weft_ofi_tx *tx, int on)
  * one target. */
 #define WEFT_OFI_FENCE_ORDER (FI_ORDER_WAW | FI_ORDER_SAW)
 
+/* The process-wide state of the libfabric transport, grouped by purpose. */
 struct weft_ofi_state {
-    struct fi_info *info;
-    struct fi_info *ctx_info; /* info for contexts' endpoints (smaller rx) */
-    struct fid_fabric *fabric;
-    struct fid_domain *domain;
-    struct fid_av *av;
-    struct fid_cq *cq; /* transmit (selective) + receive completions */
-    struct fid_mr *mr[WEFT_NSEGS];
-    void *mr_desc[WEFT_NSEGS];
-    /* mr_mode decisions, made from the fi_info at run time */
-    int prov_key;  /* FI_MR_PROV_KEY: rkey[] exchanged */
-    int virt_addr; /* FI_MR_VIRT_ADDR: rbase[] exchanged */
-    int mr_local;  /* FI_MR_LOCAL: local buffers need a desc */
-    int mr_endpoint;
-    uint64_t *rkey;  /* [pe * WEFT_NSEGS + seg]: the provider's key, or seg */
-    uint64_t *rbase; /* [pe * WEFT_NSEGS + seg]: the base, or 0 (addr = offset) */
-    size_t inject_size; /* our put inject threshold */
-    /* Largest p the default context injects on its own fast path: the
-     * inject threshold, or 0 while tx0 is shared (the locked general path
-     * then takes every p, and the fast path pays no extra test). */
-    size_t scalar_inject;
-    size_t prov_inject; /* provider's inject_size */
-    /* Puts above inject_size and up to this many bytes go as injected
-     * pieces (ofi_rma.c, put_split); 0: never. */
-    size_t split_put_max;
-    /* Puts above the inject size (blocking ones, and non-blocking ones
-     * past the first few since a quiet: weft_ofi_write_flushed) are
-     * posted without FI_DELIVERY_COMPLETE and their targets flushed at
-     * quiet like an injected put's (ofi_rma.c): counted once the source
-     * may be reused, with no acknowledgement per write. Where writes are
-     * delivery-complete by default and injects do not queue in order
-     * (tcp;ofi_rxm: put + fence + flag of 4-64 KiB 20-45% faster, put_bw
-     * 2-512 KiB 10-35%: its acknowledgement is a system call at each
-     * end). */
-    int writes_flushed;
-    size_t max_msg;
-    size_t iov_limit; /* min(iov_limit, rma_iov_limit) */
-    enum weft_ofi_rc rc;
-    int manual;         /* data or control progress is manual */
-    int thread_safe;    /* domain opened FI_THREAD_SAFE */
+    /* The fabric: the provider's answer and the objects opened on it. */
+    struct {
+        struct fi_info *info;
+        struct fi_info *ctx_info; /* info for contexts' endpoints (smaller rx) */
+        struct fid_fabric *fabric;
+        struct fid_domain *domain;
+        struct fid_av *av;
+        struct fid_cq *cq; /* transmit (selective) + receive completions */
+        struct fid_mr *mr[WEFT_NSEGS];
+        void *mr_desc[WEFT_NSEGS];
+        /* mr_mode decisions, made from the fi_info at run time */
+        int prov_key;  /* FI_MR_PROV_KEY: rkey[] exchanged */
+        int virt_addr; /* FI_MR_VIRT_ADDR: rbase[] exchanged */
+        int mr_local;  /* FI_MR_LOCAL: local buffers need a desc */
+        int mr_endpoint;
+        int manual;         /* data or control progress is manual */
+        int thread_safe;    /* domain opened FI_THREAD_SAFE */
+        int have_atomic_cap;
+        size_t prov_inject; /* provider's inject_size */
+        size_t max_msg;
+        size_t iov_limit; /* min(iov_limit, rma_iov_limit) */
+    } fab;
+    /* Remote addressing, [pe * WEFT_NSEGS + seg]. */
+    struct {
+        uint64_t *rkey;  /* the provider's key, or seg */
+        uint64_t *rbase; /* the base, or 0 (addr = offset) */
+    } addr;
+    /* How puts travel and complete (ofi_rma.c, ofi_coalesce.c). */
+    struct {
+        size_t inject_size; /* our put inject threshold */
+        /* Largest p the default context injects on its own fast path: the
+         * inject threshold, or 0 while tx0 is shared (the locked general
+         * path then takes every p, and the fast path pays no extra test). */
+        size_t scalar_inject;
+        /* Puts above inject_size and up to this many bytes go as injected
+         * pieces (ofi_rma.c, put_split); 0: never. */
+        size_t split_put_max;
+        /* Puts above the inject size (blocking ones, and non-blocking ones
+         * past the first few since a quiet: weft_ofi_write_flushed) are
+         * posted without FI_DELIVERY_COMPLETE and their targets flushed at
+         * quiet like an injected put's (ofi_rma.c): counted once the
+         * source may be reused, with no acknowledgement per write. Where
+         * writes are delivery-complete by default and injects do not queue
+         * in order (tcp;ofi_rxm: put + fence + flag of 4-64 KiB 20-45%
+         * faster, put_bw 2-512 KiB 10-35%: its acknowledgement is a system
+         * call at each end). */
+        int writes_flushed;
+        enum weft_ofi_rc rc;
+        /* Small puts through tx0 are coalesced into one message per PE
+         * (ofi_coalesce.c): tcp;ofi_rxm, WEFT_COALESCE=auto, a progress
+         * thread, not under SHMEM_THREAD_MULTIPLE. */
+        int coalesce;
+    } put;
+    /* What fence and quiet may rely on (ofi_rma.c). */
+    struct {
+        /* The provider applies RMA writes, atomics and sends from one
+         * endpoint to one target in issue order (FI_ORDER_WAW |
+         * FI_ORDER_SAW), software atomics leave from the issuing context's
+         * endpoint, and WEFT_FENCE allows it: fence then needs no
+         * completion. */
+        int ordered;
+        /* Weaker: the provider orders RMA writes among themselves only
+         * (FI_ORDER_RMA_WAW; tcp;ofi_rxm, whose atomics are messages
+         * applied after later writes). A fence after writes alone is then
+         * deferred: later writes need nothing, a later atomic completes
+         * first (fence_pending in the tx). */
+        int rma_ordered;
+        /* The largest write the provider keeps in order where fence relies
+         * on RMA write order (rma_ordered: tcp;ofi_rxm lists no limit); 0
+         * elsewhere (shm moves large writes in pieces although it reports
+         * their order: docs/providers.md, problem 6). A fence after a
+         * larger fi_write completes like quiet. */
+        size_t order_waw_size;
+        /* The provider counts an injected atomic only when the target's
+         * reply says it was applied (rxm's atomic protocol: measured with
+         * docs/provider-notes/remote_completion.c INJATOMIC=1), so quiet
+         * need not flush it. */
+        int inject_atomic_acked;
+        /* Every operation sent to a PE, from any endpoint of any PE, is
+         * queued at that PE's endpoint in one order before the sender
+         * counts it, and processed in that order: libfabric 1.17 shm once
+         * FI_DELIVERY_COMPLETE is a default op flag (which turns off its
+         * direct CMA path for RMA; measured with
+         * docs/provider-notes/inject_fifo.c). An injected write or atomic
+         * is then behind nothing a later operation could overtake, so
+         * quiet needs no flush read: tx->dirty starts set for every other
+         * PE (mark_dirty becomes a test that never appends). Not for this
+         * PE itself (a context's write to it is read back by plain loads),
+         * nor in a job that also uses the direct path (weft_onnode.mixed):
+         * a PE can then learn of a write by a direct store - a barrier's
+         * signal from a peer on its node - before its queue has delivered
+         * the write. Neither goes through the queue. */
+        int injects_queued_in_order;
+    } order;
+    /* Atomics (ofi_amo.c). */
+    struct {
+        /* query[op][dt] from the queries; dt_native[dt] the rule */
+        uint8_t query[WEFT_AMO_NOPS][WEFT_DT_NTYPES];
+        uint8_t dt_native[WEFT_DT_NTYPES];
+        /* Non-fetching ops that go native: a call without a result injects. */
+        uint8_t inject[WEFT_AMO_NOPS][WEFT_DT_NTYPES];
+        int forced_software;
+        /* The provider's atomics are applied in the target process with
+         * CPU atomic instructions (libfabric 1.17's util atomic handlers:
+         * shm, and rxm's emulation over any core provider), so a CPU
+         * atomic there is atomic against them (weft_ofi_amo_cpu_coherent). */
+        int atomics_by_target_cpu;
+        size_t get_by_atomic_max; /* gets up to this many bytes go as atomic reads */
+    } amo;
+    /* Progress (ofi_progress.c) and what it serves. */
+    struct {
+        int lock; /* trylock flag: one thread drains the CQ at a time */
+        unsigned long app_polls; /* progress calls by application threads */
+        /* Quiets that completed writes or atomics, on any context (a
+         * relaxed count: racing threads may lose one, never leave it
+         * unchanged); gets read by CMA look at it (ofi_cma.c). */
+        unsigned long quiets;
+        unsigned long msgs_served; /* CQ entries drained: peers' messages and
+                                    * immediate data (and our sends' ends) */
+        struct fid_cntr *served_cntr; /* remote accesses to tx0 (FI_RMA_EVENT), or NULL */
+        int cq_wait_fd; /* the CQ was opened with FI_WAIT_FD */
+        int wait_fd;    /* its descriptor, or -1: the thread naps */
+        int thread_on;  /* a progress thread is running */
+        pthread_t thread;
+        int thread_stop;
+    } progress;
+    /* Contexts (ofi_ctx.c). */
+    struct {
+        int ep_budget;           /* endpoints contexts may have at once */
+        const char *ep_limit_by; /* what set the budget, for describe */
+        int share;               /* past the budget: share tx0 (1) or fail (0) */
+        int eps_open;            /* context endpoints that exist: in use + idle */
+        int eps_idle;            /* ... of which kept for reuse by a later context */
+        int sharing;             /* contexts sharing tx0 now */
+        int refused;             /* creations refused (no endpoint, sharing off) */
+        pthread_mutex_t lock;    /* the two lists and the counts above */
+        struct weft_ofi_tx *list; /* in use (the progress thread pokes them) */
+        struct weft_ofi_tx *idle; /* destroyed contexts' endpoints, quiet */
+    } ctx;
     int thread_multiple; /* the runtime runs at SHMEM_THREAD_MULTIPLE */
     int unused;          /* every PE is reached directly: libfabric not opened */
     int abandoned;       /* weft_ofi_abandon ran */
-    /* The provider applies RMA writes, atomics and sends from one endpoint
-     * to one target in issue order (FI_ORDER_WAW | FI_ORDER_SAW), software
-     * atomics leave from the issuing context's endpoint, and WEFT_FENCE
-     * allows it: fence then needs no completion (ofi_rma.c). */
-    int ordered;
-    /* Weaker: the provider orders RMA writes among themselves only
-     * (FI_ORDER_RMA_WAW; tcp;ofi_rxm, whose atomics are messages applied
-     * after later writes). A fence after writes alone is then deferred:
-     * later writes need nothing, a later atomic completes first
-     * (fence_pending in the tx). */
-    int rma_ordered;
-    /* The largest write the provider keeps in order where fence relies on
-     * RMA write order (rma_ordered: tcp;ofi_rxm lists no limit); 0
-     * elsewhere (shm moves large writes in pieces although it reports
-     * their order: docs/providers.md, problem 6). A fence after a larger
-     * fi_write completes like quiet. */
-    size_t order_waw_size;
-    /* The provider counts an injected atomic only when the target's reply
-     * says it was applied (rxm's atomic protocol: measured with
-     * docs/provider-notes/remote_completion.c INJATOMIC=1), so quiet need
-     * not flush it. */
-    int inject_atomic_acked;
-    /* Every operation sent to a PE, from any endpoint of any PE, is queued
-     * at that PE's endpoint in one order before the sender counts it, and
-     * processed in that order: libfabric 1.17 shm once FI_DELIVERY_COMPLETE
-     * is a default op flag (which turns off its direct CMA path for RMA;
-     * measured with docs/provider-notes/inject_fifo.c). An injected write or
-     * atomic is then behind nothing a later operation could overtake, so
-     * quiet needs no flush read: tx->dirty starts set for every other PE
-     * (mark_dirty becomes a test that never appends). Not for this PE
-     * itself (a context's write to it is read back by plain loads), nor in
-     * a job that also uses the direct path (weft_onnode.mixed): a PE can
-     * then learn of a write by a direct store - a barrier's signal from a
-     * peer on its node - before its queue has delivered the write. Neither
-     * goes through the queue. */
-    int injects_queued_in_order;
-    /* Small puts through tx0 are coalesced into one message per PE
-     * (ofi_coalesce.c): tcp;ofi_rxm, WEFT_COALESCE=auto, a progress
-     * thread, not under SHMEM_THREAD_MULTIPLE. */
-    int coalesce;
-    /* The provider's atomics are applied in the target process with CPU
-     * atomic instructions (libfabric 1.17's util atomic handlers: shm, and
-     * rxm's emulation over any core provider), so a CPU atomic there is
-     * atomic against them (weft_ofi_amo_cpu_coherent). */
-    int atomics_by_target_cpu;
-    int progress_thread; /* a progress thread is running */
     long retry_timeout;  /* seconds; 0: forever */
-    /* atomics: amo_native[op][dt] from the queries; dt_native[dt] the rule */
-    uint8_t amo_query[WEFT_AMO_NOPS][WEFT_DT_NTYPES];
-    uint8_t dt_native[WEFT_DT_NTYPES];
-    /* Non-fetching ops that go native: a call without a result injects. */
-    uint8_t amo_inject[WEFT_AMO_NOPS][WEFT_DT_NTYPES];
-    int amo_forced_software;
-    int have_atomic_cap;
-    size_t get_by_atomic_max; /* gets up to this many bytes go as atomic reads */
-    /* progress (ofi_progress.c) */
-    int progress_lock; /* trylock flag: one thread drains the CQ at a time */
-    unsigned long app_polls; /* progress calls by application threads */
-    /* Quiets that completed writes or atomics, on any context (a relaxed count:
-     * racing threads may lose one, never leave it unchanged); gets read
-     * by CMA look at it (ofi_cma.c). */
-    unsigned long quiets;
-    unsigned long msgs_served; /* CQ entries drained: peers' messages and
-                                * immediate data (and our sends' ends) */
-    struct fid_cntr *served_cntr; /* remote accesses to tx0 (FI_RMA_EVENT), or NULL */
-    int cq_wait_fd;          /* the CQ was opened with FI_WAIT_FD */
-    int wait_fd;             /* its descriptor, or -1: the thread naps */
-    pthread_t thread;
-    int thread_stop;
-    char last_err[256]; /* last error completion seen, for messages */
-    /* contexts (ofi_ctx.c) */
-    int ctx_ep_budget;   /* endpoints contexts may have at once */
-    const char *ctx_ep_limit_by; /* what set the budget, for describe */
-    int ctx_share;       /* past the budget: share tx0 (1) or fail (0) */
-    int ctx_eps_open;    /* context endpoints that exist: in use + idle */
-    int ctx_eps_idle;    /* ... of which kept for reuse by a later context */
-    int ctx_sharing;     /* contexts sharing tx0 now */
-    int ctx_refused;     /* creations refused (no endpoint, sharing off) */
-    pthread_mutex_t ctx_lock; /* the two lists and the counts above */
-    struct weft_ofi_tx *ctx_list; /* in use (the progress thread pokes them) */
-    struct weft_ofi_tx *ctx_idle; /* destroyed contexts' endpoints, quiet */
+    char last_err[256];  /* last error completion seen, for messages */
 };
 
 extern struct weft_ofi_state weft_ofi;
@@ -294,25 +328,25 @@ extern struct weft_ofi_tx weft_ofi_tx0;
 
 static inline uint64_t weft_ofi_raddr(int pe, int seg, uint64_t off)
 {
-    return weft_ofi.rbase[(size_t)pe * WEFT_NSEGS + (size_t)seg] + off;
+    return weft_ofi.addr.rbase[(size_t)pe * WEFT_NSEGS + (size_t)seg] + off;
 }
 static inline uint64_t weft_ofi_rkey(int pe, int seg)
 {
-    return weft_ofi.rkey[(size_t)pe * WEFT_NSEGS + (size_t)seg];
+    return weft_ofi.addr.rkey[(size_t)pe * WEFT_NSEGS + (size_t)seg];
 }
 /* Local descriptor for a buffer inside a registered segment, else NULL. */
 static inline void *weft_ofi_local_desc(const void *p, size_t len)
 {
-    if (!weft_ofi.mr_local)
+    if (!weft_ofi.fab.mr_local)
         return NULL;
     int seg;
     uint64_t off;
     if (len && weft_sym_resolve(p, len, &seg, &off) == 0)
-        return weft_ofi.mr_desc[seg];
+        return weft_ofi.fab.mr_desc[seg];
     return NULL;
 }
 
-/* Where weft_ofi.writes_flushed: whether this write above the inject size
+/* Where weft_ofi.put.writes_flushed: whether this write above the inject size
  * goes without FI_DELIVERY_COMPLETE (its target then flushed at quiet). A
  * blocking one always does (it waits only for its source). Non-blocking
  * ones do from the WEFT_OFI_DC_WRITES+1-th since the last quiet: the
@@ -323,8 +357,8 @@ static inline void *weft_ofi_local_desc(const void *p, size_t len)
 #define WEFT_OFI_DC_WRITES 4u
 static inline int weft_ofi_write_flushed(struct weft_ofi_tx *tx, int blocking)
 {
-    if (!weft_ofi.writes_flushed)
-        return weft_ofi.rc == WEFT_RC_FLUSH;
+    if (!weft_ofi.put.writes_flushed)
+        return weft_ofi.put.rc == WEFT_RC_FLUSH;
     if (blocking || tx->dc_writes >= WEFT_OFI_DC_WRITES)
         return 1;
     tx->dc_writes++;
@@ -342,7 +376,7 @@ static inline int weft_ofi_write_flushed(struct weft_ofi_tx *tx, int blocking)
  * "still active". */
 static inline void weft_ofi_note_app_activity(void)
 {
-    __atomic_store_n(&weft_ofi.app_polls, __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED) + 1,
+    __atomic_store_n(&weft_ofi.progress.app_polls, __atomic_load_n(&weft_ofi.progress.app_polls, __ATOMIC_RELAXED) + 1,
                      __ATOMIC_RELAXED);
 }
 
@@ -350,7 +384,7 @@ static inline void weft_ofi_note_app_activity(void)
  * complete it where the provider does not promise to keep it in order. */
 static inline void weft_ofi_note_write(struct weft_ofi_tx *tx, size_t len)
 {
-    if (len > weft_ofi.order_waw_size)
+    if (len > weft_ofi.order.order_waw_size)
         tx->large_since_quiet = 1;
 }
 
@@ -433,7 +467,7 @@ void weft_ofi_ctx_fini(void);      /* finalize, closes what is left */
 
 /* Coalesced puts (ofi_coalesce.c; weft_ofi_tx_close frees the buffers).
  * init: after the engine, once it is known whether a progress thread
- * runs; decides weft_ofi.coalesce. put: one put of len <=
+ * runs; decides weft_ofi.put.coalesce. put: one put of len <=
  * WEFT_OFI_COAL_MAX_PUT bytes to pe (not this PE) through tx0. send: the
  * application sends what waits (a fence). flush_try: the same from wait
  * loops and the progress thread, skipped while someone else sends;
@@ -449,7 +483,7 @@ void weft_ofi_coal_put_word(uint64_t off, uint64_t bits, size_t len, int pe,
  * coalesced puts wait (weft_ofi_put_or_coalesce says why). */
 static inline int weft_ofi_coal_takes(const struct weft_ofi_tx *tx, size_t len, int pe)
 {
-    return tx == &weft_ofi_tx0 && weft_ofi.coalesce && len && len <= WEFT_OFI_COAL_MAX_PUT &&
+    return tx == &weft_ofi_tx0 && weft_ofi.put.coalesce && len && len <= WEFT_OFI_COAL_MAX_PUT &&
            pe != weft_rt.my_pe &&
            (!__atomic_load_n(&tx->coal_direct_next, __ATOMIC_RELAXED) ||
             (tx->enter_slow & WEFT_TX_COALESCED));

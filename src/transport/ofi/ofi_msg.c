@@ -85,14 +85,14 @@ static int post_recv(struct msg_buf *b)
 static int reg_bufs(struct msg_buf *b, size_t n, struct fid_mr **mr, uint64_t access)
 {
     *mr = NULL;
-    if (!weft_ofi.mr_local)
+    if (!weft_ofi.fab.mr_local)
         return 0;
-    int rc = fi_mr_reg(weft_ofi.domain, b, n * sizeof *b, access, 0, 0, 0, mr, NULL);
+    int rc = fi_mr_reg(weft_ofi.fab.domain, b, n * sizeof *b, access, 0, 0, 0, mr, NULL);
     if (rc) {
         weft_warn("weft_ofi_init", "fi_mr_reg(active message buffers): %s", fi_strerror(-rc));
         return -1;
     }
-    if (weft_ofi.mr_endpoint) {
+    if (weft_ofi.fab.mr_endpoint) {
         if ((rc = fi_mr_bind(*mr, &weft_ofi_tx0.ep->fid, 0)) != 0 || (rc = fi_mr_enable(*mr)) != 0) {
             weft_warn("weft_ofi_init", "binding active message buffers: %s", fi_strerror(-rc));
             return -1;
@@ -157,7 +157,7 @@ void weft_ofi_msg_fini(void)
 static ssize_t try_send(int pe, const void *msg, size_t len)
 {
     struct fid_ep *ep = weft_ofi_tx0.ep;
-    if (len <= weft_ofi.prov_inject)
+    if (len <= weft_ofi.fab.prov_inject)
         return fi_inject(ep, msg, len, (fi_addr_t)pe);
     pthread_mutex_lock(&layer.lock);
     struct msg_buf *b = layer.free_send;
@@ -255,7 +255,7 @@ static size_t format_msg(char *msg, int handler, uint32_t imm, const uint64_t *a
 void weft_ofi_msg_send_from(struct weft_ofi_tx *tx, int pe, int handler, uint32_t imm,
                             const uint64_t *args, int nargs, const void *payload, size_t len)
 {
-    if (tx == &weft_ofi_tx0 || WEFT_OFI_MSG_SIZE(nargs, len) > weft_ofi.prov_inject) {
+    if (tx == &weft_ofi_tx0 || WEFT_OFI_MSG_SIZE(nargs, len) > weft_ofi.fab.prov_inject) {
         weft_ofi_msg_send(pe, handler, imm, args, nargs, payload, len);
         return;
     }
@@ -331,7 +331,7 @@ static void apply_count(uint64_t data)
 static void handle_error(void)
 {
     struct fi_cq_err_entry err;
-    if (weft_ofi_read_cq_error(weft_ofi.cq, &err) != 0)
+    if (weft_ofi_read_cq_error(weft_ofi.fab.cq, &err) != 0)
         return;
     if (err.flags & FI_RECV) {
         if (err.err == FI_ECANCELED)
@@ -353,7 +353,7 @@ void weft_ofi_msg_poll(void)
     drain_pending();
     struct fi_cq_data_entry ev[16];
     for (;;) {
-        ssize_t n = fi_cq_read(weft_ofi.cq, ev, 16);
+        ssize_t n = fi_cq_read(weft_ofi.fab.cq, ev, 16);
         if (n == -FI_EAGAIN)
             break;
         if (n == -FI_EAVAIL) {
@@ -363,8 +363,8 @@ void weft_ofi_msg_poll(void)
         if (n < 0)
             weft_ofi_fail("fi_cq_read", -1, n);
         /* Relaxed: one drainer at a time; weft_ofi_served reads it. */
-        __atomic_store_n(&weft_ofi.msgs_served,
-                         weft_ofi.msgs_served + (unsigned long)n, __ATOMIC_RELAXED);
+        __atomic_store_n(&weft_ofi.progress.msgs_served,
+                         weft_ofi.progress.msgs_served + (unsigned long)n, __ATOMIC_RELAXED);
         for (ssize_t i = 0; i < n; i++) {
             if (ev[i].flags & FI_REMOTE_CQ_DATA) {
                 apply_count(ev[i].data);

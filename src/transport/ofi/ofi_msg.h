@@ -64,7 +64,7 @@ void weft_ofi_msg_send(int pe, int handler, uint32_t imm, const uint64_t *args, 
 
 /* The same from a context's transmit resources: a small message leaves
  * from tx's own endpoint with fi_inject (so the provider keeps it in order
- * behind that endpoint's writes: weft_ofi.ordered), progressing tx until
+ * behind that endpoint's writes: weft_ofi.order.ordered), progressing tx until
  * the provider takes it; the default context's, or one larger than the
  * provider's inject size, goes through weft_ofi_msg_send. Not from a
  * handler. */

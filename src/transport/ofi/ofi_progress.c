@@ -50,7 +50,7 @@
 static void drain(void)
 {
     /* One thread drains the CQ at a time; the others have nothing to add. */
-    if (__atomic_exchange_n(&weft_ofi.progress_lock, 1, __ATOMIC_ACQUIRE))
+    if (__atomic_exchange_n(&weft_ofi.progress.lock, 1, __ATOMIC_ACQUIRE))
         return;
     weft_ofi_msg_poll();
     /* Peers' reads by CMA leave a notice each in our second endpoint's
@@ -58,12 +58,12 @@ static void drain(void)
      * every 16th drain keeps ahead of any window of gets. */
     if (WEFT_UNLIKELY(weft_ofi_cma.ep != NULL) && !(++weft_ofi_cma.tick & 15))
         weft_ofi_cma_poll();
-    __atomic_store_n(&weft_ofi.progress_lock, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&weft_ofi.progress.lock, 0, __ATOMIC_RELEASE);
 }
 
 void weft_ofi_progress(void)
 {
-    if (WEFT_UNLIKELY(!weft_ofi.cq))
+    if (WEFT_UNLIKELY(!weft_ofi.fab.cq))
         return;
     weft_ofi_note_app_activity();
     weft_ofi_coal_poll(); /* a peer may be waiting for our coalesced puts */
@@ -72,23 +72,23 @@ void weft_ofi_progress(void)
 
 void weft_ofi_progress_settled(void)
 {
-    if (WEFT_UNLIKELY(!weft_ofi.cq))
+    if (WEFT_UNLIKELY(!weft_ofi.fab.cq))
         return;
     weft_ofi_progress();
     /* The progress thread may have read counter updates from the CQ and
      * not applied them yet (a barrier flag it wrote can already be seen):
      * wait for its drain to end. */
-    while (__atomic_load_n(&weft_ofi.progress_lock, __ATOMIC_ACQUIRE))
+    while (__atomic_load_n(&weft_ofi.progress.lock, __ATOMIC_ACQUIRE))
         __builtin_ia32_pause();
 }
 
 int weft_ofi_served(uint64_t *count)
 {
-    if (!weft_ofi.served_cntr)
+    if (!weft_ofi.progress.served_cntr)
         return 0;
     /* A util counter's read progresses its endpoint too. */
-    *count = fi_cntr_read(weft_ofi.served_cntr) +
-             __atomic_load_n(&weft_ofi.msgs_served, __ATOMIC_RELAXED);
+    *count = fi_cntr_read(weft_ofi.progress.served_cntr) +
+             __atomic_load_n(&weft_ofi.progress.msgs_served, __ATOMIC_RELAXED);
     return 1;
 }
 
@@ -99,30 +99,30 @@ int weft_ofi_progress_syscalls;
  * a context endpoint's completions (its own CQ) must not sleep on it. */
 int weft_ofi_can_block(void)
 {
-    return weft_ofi.wait_fd >= 0 && !weft_ofi_waiting_own_cq;
+    return weft_ofi.progress.wait_fd >= 0 && !weft_ofi_waiting_own_cq;
 }
 
 int weft_ofi_block(uint64_t ns)
 {
-    struct fid *f = &weft_ofi.cq->fid;
-    int rc = fi_trywait(weft_ofi.fabric, &f, 1);
+    struct fid *f = &weft_ofi.fab.cq->fid;
+    int rc = fi_trywait(weft_ofi.fab.fabric, &f, 1);
     if (rc == -FI_EAGAIN)
         return 1;
     if (rc != 0)
         return -1;
-    struct pollfd pf = {weft_ofi.wait_fd, POLLIN, 0};
+    struct pollfd pf = {weft_ofi.progress.wait_fd, POLLIN, 0};
     struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
     return ppoll(&pf, 1, &ts, NULL) > 0;
 }
 
 void weft_ofi_wait_obj_init(void)
 {
-    weft_ofi.wait_fd = -1;
+    weft_ofi.progress.wait_fd = -1;
     int fd = -1;
-    if (weft_ofi.cq_wait_fd && fi_control(&weft_ofi.cq->fid, FI_GETWAIT, &fd) == 0 && fd >= 0)
-        weft_ofi.wait_fd = fd;
+    if (weft_ofi.progress.cq_wait_fd && fi_control(&weft_ofi.fab.cq->fid, FI_GETWAIT, &fd) == 0 && fd >= 0)
+        weft_ofi.progress.wait_fd = fd;
     weft_debug("ofi: progress thread waits on %s",
-               weft_ofi.wait_fd >= 0 ? "the CQ's file descriptor (FI_WAIT_FD)"
+               weft_ofi.progress.wait_fd >= 0 ? "the CQ's file descriptor (FI_WAIT_FD)"
                                      : "nothing (naps WEFT_PROGRESS_INTERVAL)");
 }
 
@@ -163,9 +163,9 @@ void weft_ofi_settle_applied_slow(unsigned turn)
  * caller naps instead, never spins). */
 static int wait_for_peer(int ms)
 {
-    struct fid *f = &weft_ofi.cq->fid;
+    struct fid *f = &weft_ofi.fab.cq->fid;
     turn_begin(); /* fi_trywait may progress the endpoint */
-    int rc = fi_trywait(weft_ofi.fabric, &f, 1);
+    int rc = fi_trywait(weft_ofi.fab.fabric, &f, 1);
     turn_end();
     if (rc == -FI_EAGAIN)
         return 0; /* something is ready: progress now */
@@ -173,7 +173,7 @@ static int wait_for_peer(int ms)
         weft_debug("ofi: fi_trywait: %s; the progress thread naps instead", fi_strerror(-rc));
         return -1;
     }
-    struct pollfd pf = {weft_ofi.wait_fd, POLLIN, 0};
+    struct pollfd pf = {weft_ofi.progress.wait_fd, POLLIN, 0};
     (void)poll(&pf, 1, ms);
     return 0;
 }
@@ -185,15 +185,15 @@ static void *progress_main(void *arg)
     if (interval < 1)
         interval = 1;
     long long standdown = interval;
-    unsigned long seen = __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED);
-    int use_fd = weft_ofi.wait_fd >= 0;
-    while (!__atomic_load_n(&weft_ofi.thread_stop, __ATOMIC_ACQUIRE)) {
-        unsigned long now = __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED);
+    unsigned long seen = __atomic_load_n(&weft_ofi.progress.app_polls, __ATOMIC_RELAXED);
+    int use_fd = weft_ofi.progress.wait_fd >= 0;
+    while (!__atomic_load_n(&weft_ofi.progress.thread_stop, __ATOMIC_ACQUIRE)) {
+        unsigned long now = __atomic_load_n(&weft_ofi.progress.app_polls, __ATOMIC_RELAXED);
         /* Inside one long drain an application thread moves no count
          * but holds progress_lock; a thread that took its turn then would
          * spin on the provider's lock (shm put bandwidth at 2-4 MiB: 5-7
          * GB/s instead of 11-12). */
-        if (now != seen || __atomic_load_n(&weft_ofi.progress_lock, __ATOMIC_RELAXED)) {
+        if (now != seen || __atomic_load_n(&weft_ofi.progress.lock, __ATOMIC_RELAXED)) {
             /* An application thread progresses: keep out of its way. */
             seen = now;
             nap_us(standdown);
@@ -215,7 +215,7 @@ static void *progress_main(void *arg)
         /* The count before the wait: polls made during it are what the
          * next turn looks for (read after it, they would never be seen,
          * and the thread would never stand down). */
-        seen = __atomic_load_n(&weft_ofi.app_polls, __ATOMIC_RELAXED);
+        seen = __atomic_load_n(&weft_ofi.progress.app_polls, __ATOMIC_RELAXED);
         /* Bounded, so that stop and the contexts' pokes are seen. */
         int ms = (int)(interval / 1000) + 1;
         if (use_fd && wait_for_peer(ms < 10 ? 10 : ms) != 0)
@@ -228,23 +228,23 @@ static void *progress_main(void *arg)
 
 int weft_ofi_thread_start(void)
 {
-    if (weft_ofi.progress_thread)
+    if (weft_ofi.progress.thread_on)
         return 0;
-    weft_ofi.thread_stop = 0;
-    int rc = pthread_create(&weft_ofi.thread, NULL, progress_main, NULL);
+    weft_ofi.progress.thread_stop = 0;
+    int rc = pthread_create(&weft_ofi.progress.thread, NULL, progress_main, NULL);
     if (rc) {
         weft_warn("weft_ofi_init", "cannot start the progress thread: %s", strerror(rc));
         return -1;
     }
-    weft_ofi.progress_thread = 1;
+    weft_ofi.progress.thread_on = 1;
     return 0;
 }
 
 void weft_ofi_thread_stop(void)
 {
-    if (!weft_ofi.progress_thread)
+    if (!weft_ofi.progress.thread_on)
         return;
-    __atomic_store_n(&weft_ofi.thread_stop, 1, __ATOMIC_RELEASE);
-    pthread_join(weft_ofi.thread, NULL);
-    weft_ofi.progress_thread = 0;
+    __atomic_store_n(&weft_ofi.progress.thread_stop, 1, __ATOMIC_RELEASE);
+    pthread_join(weft_ofi.progress.thread, NULL);
+    weft_ofi.progress.thread_on = 0;
 }

@@ -51,7 +51,7 @@ static void bounce_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const char
 {
     weft_ofi_wait_writes(tx, "shmem_put");
     while (len) {
-        size_t c = min_sz(min_sz(len, WEFT_OFI_BOUNCE_SIZE), weft_ofi.max_msg);
+        size_t c = min_sz(min_sz(len, WEFT_OFI_BOUNCE_SIZE), weft_ofi.fab.max_msg);
         memcpy(tx->bounce, src, c);
         struct weft_ofi_retry r = {0, 0};
         ssize_t rc;
@@ -68,7 +68,7 @@ static void bounce_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const char
         off += c;
         len -= c;
     }
-    if (weft_ofi.rc == WEFT_RC_FLUSH)
+    if (weft_ofi.put.rc == WEFT_RC_FLUSH)
         weft_ofi_mark_dirty(tx, pe);
 }
 
@@ -77,7 +77,7 @@ static void bounce_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off,
 {
     weft_ofi_wait_reads(tx, "shmem_get");
     while (len) {
-        size_t c = min_sz(min_sz(len, WEFT_OFI_BOUNCE_SIZE), weft_ofi.max_msg);
+        size_t c = min_sz(min_sz(len, WEFT_OFI_BOUNCE_SIZE), weft_ofi.fab.max_msg);
         struct weft_ofi_retry r = {0, 0};
         ssize_t rc;
         while ((rc = fi_read(tx->ep, tx->bounce, c, tx->bounce_desc, (fi_addr_t)pe,
@@ -131,7 +131,7 @@ static inline __attribute__((always_inline)) void put_scalar(int seg, uint64_t o
     /* The common case straight to the provider; coalescing (scalar_inject
      * 0) appends the word to the buffer; EAGAIN, errors, tiny inject
      * limits and a shared tx0 take the general path. */
-    if (WEFT_LIKELY(len <= weft_ofi.scalar_inject) &&
+    if (WEFT_LIKELY(len <= weft_ofi.put.scalar_inject) &&
         WEFT_LIKELY(fi_inject_write(tx->ep, &bits, len, (fi_addr_t)pe,
                                     weft_ofi_raddr(pe, seg, off), weft_ofi_rkey(pe, seg)) == 0)) {
         injected_put_issued(tx, pe);
@@ -225,7 +225,7 @@ static void put_split(struct weft_ofi_tx *tx, int seg, uint64_t off, const char 
                       int pe)
 {
     while (len) {
-        size_t c = min_sz(len, weft_ofi.inject_size);
+        size_t c = min_sz(len, weft_ofi.put.inject_size);
         inject_put(tx, seg, off, src, c, pe);
         src += c;
         off += c;
@@ -240,7 +240,7 @@ static void put_write_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const 
 {
     if (WEFT_UNLIKELY(len == 0))
         return;
-    if (len <= weft_ofi.inject_size) {
+    if (len <= weft_ofi.put.inject_size) {
         inject_put(tx, seg, off, src, len, pe);
         return;
     }
@@ -251,7 +251,7 @@ static void put_write_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const 
     if (WEFT_UNLIKELY(len >= __atomic_load_n(&weft_ofi_cma.wmin, __ATOMIC_RELAXED)) &&
         weft_ofi_cma_put(tx, seg, off, src, len, pe, blocking))
         return;
-    if (len <= weft_ofi.split_put_max) {
+    if (len <= weft_ofi.put.split_put_max) {
         put_split(tx, seg, off, src, len, pe);
         return;
     }
@@ -265,7 +265,7 @@ void weft_ofi_put_via_ep(struct weft_ofi_tx *tx, int seg, uint64_t off, const vo
                          int pe, int blocking)
 {
     void *desc = weft_ofi_local_desc(src, len);
-    if (WEFT_UNLIKELY(weft_ofi.mr_local && !desc)) {
+    if (WEFT_UNLIKELY(weft_ofi.fab.mr_local && !desc)) {
         bounce_put(tx, seg, off, src, len, pe);
         return;
     }
@@ -273,7 +273,7 @@ void weft_ofi_put_via_ep(struct weft_ofi_tx *tx, int seg, uint64_t off, const vo
     uint64_t raddr = weft_ofi_raddr(pe, seg, off), key = weft_ofi_rkey(pe, seg);
     int flushed = weft_ofi_write_flushed(tx, blocking);
     while (len) {
-        size_t c = min_sz(len, weft_ofi.max_msg);
+        size_t c = min_sz(len, weft_ofi.fab.max_msg);
         struct weft_ofi_retry r = {0, 0};
         struct iovec iov = {(void *)s, c};
         struct fi_rma_iov riov = {raddr, c, key};
@@ -311,7 +311,7 @@ static void put_held(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *
     put_write_held(tx, seg, off, src, len, pe, 1);
     /* Injected data was copied (split puts too); anything larger must
      * leave src first. */
-    if (len > weft_ofi.inject_size && len > weft_ofi.split_put_max)
+    if (len > weft_ofi.put.inject_size && len > weft_ofi.put.split_put_max)
         weft_ofi_wait_writes(tx, "shmem_put");
 }
 
@@ -329,7 +329,7 @@ static __attribute__((noinline)) void put_nbi_general(struct weft_ofi_tx *tx, in
 void weft_ofi_put_nbi(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
                       int pe)
 {
-    if (WEFT_LIKELY(len - 1 < weft_ofi.inject_size) && WEFT_LIKELY(!tx->enter_slow)) {
+    if (WEFT_LIKELY(len - 1 < weft_ofi.put.inject_size) && WEFT_LIKELY(!tx->enter_slow)) {
         inject_put(tx, seg, off, src, len, pe);
         return;
     }
@@ -350,7 +350,7 @@ void weft_ofi_get_via_ep(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t of
                          int pe)
 {
     void *desc = weft_ofi_local_desc(dst, len);
-    if (WEFT_UNLIKELY(weft_ofi.mr_local && !desc)) {
+    if (WEFT_UNLIKELY(weft_ofi.fab.mr_local && !desc)) {
         bounce_get(tx, dst, seg, off, len, pe);
         return;
     }
@@ -358,10 +358,10 @@ void weft_ofi_get_via_ep(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t of
     uint64_t raddr = weft_ofi_raddr(pe, seg, off), key = weft_ofi_rkey(pe, seg);
     /* A small get as an atomic read of bytes (shm: ofi_amo.c,
      * init_get_by_atomic); it is below max_msg, so one pass. */
-    int by_atomic = len <= weft_ofi.get_by_atomic_max;
+    int by_atomic = len <= weft_ofi.amo.get_by_atomic_max;
     const char *what = by_atomic ? "fi_fetch_atomic" : "fi_read";
     while (len) {
-        size_t c = min_sz(len, weft_ofi.max_msg);
+        size_t c = min_sz(len, weft_ofi.fab.max_msg);
         struct weft_ofi_retry r = {0, 0};
         ssize_t rc;
         while ((rc = by_atomic ? fi_fetch_atomic(tx->ep, d, c, desc, d, desc, (fi_addr_t)pe, raddr,
@@ -427,7 +427,7 @@ void weft_ofi_get(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size
 static void post_msg(struct weft_ofi_tx *tx, int write, int flushed, struct iovec *iov,
                      struct fi_rma_iov *riov, size_t cnt, int pe)
 {
-    uint64_t flags = write && weft_ofi.rc == WEFT_RC_DELIVERY && !flushed ? FI_DELIVERY_COMPLETE : 0;
+    uint64_t flags = write && weft_ofi.put.rc == WEFT_RC_DELIVERY && !flushed ? FI_DELIVERY_COMPLETE : 0;
     const char *what = write ? "fi_writemsg" : "fi_readmsg";
     struct fi_msg_rma m = {.msg_iov = iov,
                            .desc = NULL,
@@ -462,7 +462,7 @@ static void strided_msgs(struct weft_ofi_tx *tx, int write, char *local, ptrdiff
                          int pe)
 {
     int flushed = write && weft_ofi_write_flushed(tx, 1); /* only iput writes */
-    size_t per = min_sz(weft_ofi.iov_limit, IOV_CAP);
+    size_t per = min_sz(weft_ofi.fab.iov_limit, IOV_CAP);
     uint64_t key = weft_ofi_rkey(pe, seg);
     struct iovec iov[IOV_CAP];
     struct fi_rma_iov riov[IOV_CAP];
@@ -501,7 +501,7 @@ static void vector_held(struct weft_ofi_tx *tx, int write, int seg, size_t n,
                         const uint64_t *off, void *const *local, const size_t *len, int pe)
 {
     int flushed = -1; /* not decided yet */
-    size_t per = min_sz(weft_ofi.iov_limit, IOV_CAP);
+    size_t per = min_sz(weft_ofi.fab.iov_limit, IOV_CAP);
     uint64_t key = weft_ofi_rkey(pe, seg);
     struct iovec iov[IOV_CAP];
     struct fi_rma_iov riov[IOV_CAP];
@@ -509,14 +509,14 @@ static void vector_held(struct weft_ofi_tx *tx, int write, int seg, size_t n,
     for (size_t k = 0; k < n; k++) {
         if (!len[k])
             continue;
-        if (per < 2 || weft_ofi.mr_local || len[k] > weft_ofi.max_msg) {
+        if (per < 2 || weft_ofi.fab.mr_local || len[k] > weft_ofi.fab.max_msg) {
             if (write)
                 put_nbi_held(tx, seg, off[k], local[k], len[k], pe);
             else
                 get_nbi_held(tx, local[k], seg, off[k], len[k], pe);
             continue;
         }
-        if (cnt == per || bytes + len[k] > weft_ofi.max_msg) {
+        if (cnt == per || bytes + len[k] > weft_ofi.fab.max_msg) {
             post_msg(tx, write, vector_flushed(tx, write, &flushed), iov, riov, cnt, pe);
             cnt = bytes = 0;
         }
@@ -557,7 +557,7 @@ void weft_ofi_iput(struct weft_ofi_tx *tx, int seg, uint64_t off, ptrdiff_t tstr
         return;
     const char *s = src;
     weft_ofi_tx_enter(tx);
-    if (weft_ofi.mr_local || elem > weft_ofi.max_msg) {
+    if (weft_ofi.fab.mr_local || elem > weft_ofi.fab.max_msg) {
         for (size_t i = 0; i < nelems; i++)
             put_held(tx, seg, off + (uint64_t)((ptrdiff_t)i * tstride),
                      s + (ptrdiff_t)i * sstride, elem, pe);
@@ -576,7 +576,7 @@ void weft_ofi_iget(struct weft_ofi_tx *tx, void *dst, ptrdiff_t dstride, int seg
         return;
     char *d = dst;
     weft_ofi_tx_enter(tx);
-    if (weft_ofi.mr_local || elem > weft_ofi.max_msg) {
+    if (weft_ofi.fab.mr_local || elem > weft_ofi.fab.max_msg) {
         for (size_t i = 0; i < nelems; i++)
             get_held(tx, d + (ptrdiff_t)i * dstride, seg,
                      off + (uint64_t)((ptrdiff_t)i * sstride), elem, pe);
@@ -628,7 +628,7 @@ void weft_ofi_quiet_held(struct weft_ofi_tx *tx)
     tx->fence_pending = 0;
     if (tx->w_issued != tx->w_at_quiet) { /* for gets read by CMA (ofi_cma.c) */
         tx->w_at_quiet = tx->w_issued;
-        __atomic_store_n(&weft_ofi.quiets, __atomic_load_n(&weft_ofi.quiets, __ATOMIC_RELAXED) + 1,
+        __atomic_store_n(&weft_ofi.progress.quiets, __atomic_load_n(&weft_ofi.progress.quiets, __ATOMIC_RELAXED) + 1,
                          __ATOMIC_RELAXED);
     }
     weft_ofi_set_active(tx, 0);
@@ -649,9 +649,9 @@ void weft_ofi_quiet(struct weft_ofi_tx *tx)
  * must complete like quiet. */
 static int fence_by_order(struct weft_ofi_tx *tx)
 {
-    if (weft_ofi.ordered && !tx->large_since_quiet)
+    if (weft_ofi.order.ordered && !tx->large_since_quiet)
         return 1;
-    if (weft_ofi.rma_ordered && !tx->large_since_quiet && !tx->unordered_since_quiet) {
+    if (weft_ofi.order.rma_ordered && !tx->large_since_quiet && !tx->unordered_since_quiet) {
         tx->fence_pending = 1;
         return 1;
     }
@@ -712,7 +712,7 @@ void weft_ofi_fence(struct weft_ofi_tx *tx)
 
 int weft_ofi_count_imm;
 
-size_t weft_ofi_count_max_write(void) { return weft_ofi.max_msg; }
+size_t weft_ofi_count_max_write(void) { return weft_ofi.fab.max_msg; }
 
 void weft_ofi_put_count(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
                         int pe, uint64_t data, int nbi)
@@ -721,7 +721,7 @@ void weft_ofi_put_count(struct weft_ofi_tx *tx, int seg, uint64_t off, const voi
     ssize_t rc;
     uint64_t raddr = weft_ofi_raddr(pe, seg, off), key = weft_ofi_rkey(pe, seg);
     weft_ofi_tx_enter(tx);
-    if (len <= weft_ofi.inject_size) {
+    if (len <= weft_ofi.put.inject_size) {
         while ((rc = fi_inject_writedata(tx->ep, src, len, data, (fi_addr_t)pe, raddr, key)) ==
                -FI_EAGAIN)
             weft_ofi_retry_wait(tx, &r, "fi_inject_writedata", pe);

@@ -18,18 +18,18 @@ struct weft_ofi_tx weft_ofi_tx0;
  * endpoint. */
 static int open_scratch(struct weft_ofi_tx *tx, int warn)
 {
-    tx->bounce_size = weft_ofi.mr_local ? WEFT_OFI_BOUNCE_SIZE : 64;
-    if (posix_memalign((void **)&tx->bounce, weft_ofi.mr_local ? 4096 : 64, tx->bounce_size))
+    tx->bounce_size = weft_ofi.fab.mr_local ? WEFT_OFI_BOUNCE_SIZE : 64;
+    if (posix_memalign((void **)&tx->bounce, weft_ofi.fab.mr_local ? 4096 : 64, tx->bounce_size))
         return -1;
     memset(tx->bounce, 0, tx->bounce_size);
-    if (!weft_ofi.mr_local)
+    if (!weft_ofi.fab.mr_local)
         return 0;
     /* Requested keys must differ within the domain (segments use theirs). */
     static uint64_t next_key = 100;
     uint64_t key = __atomic_fetch_add(&next_key, 1, __ATOMIC_RELAXED);
-    int rc = fi_mr_reg(weft_ofi.domain, tx->bounce, tx->bounce_size, FI_READ | FI_WRITE, 0, key,
+    int rc = fi_mr_reg(weft_ofi.fab.domain, tx->bounce, tx->bounce_size, FI_READ | FI_WRITE, 0, key,
                        0, &tx->bounce_mr, NULL);
-    if (rc == 0 && weft_ofi.mr_endpoint &&
+    if (rc == 0 && weft_ofi.fab.mr_endpoint &&
         ((rc = fi_mr_bind(tx->bounce_mr, &tx->ep->fid, 0)) != 0 ||
          (rc = fi_mr_enable(tx->bounce_mr)) != 0)) {
         fi_close(&tx->bounce_mr->fid);
@@ -122,7 +122,7 @@ static int bind_tx(struct fid_ep *ep, void *arg, const char **what)
 {
     struct weft_ofi_tx *tx = arg;
     int rc;
-    if ((rc = fi_ep_bind(ep, &weft_ofi.av->fid, 0)))
+    if ((rc = fi_ep_bind(ep, &weft_ofi.fab.av->fid, 0)))
         return *what = "fi_ep_bind(av)", rc;
     if ((rc = fi_ep_bind(ep, &tx->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION)))
         return *what = "fi_ep_bind(cq)", rc;
@@ -130,30 +130,30 @@ static int bind_tx(struct fid_ep *ep, void *arg, const char **what)
         return *what = "fi_ep_bind(write counter)", rc;
     if ((rc = fi_ep_bind(ep, &tx->rcntr->fid, FI_READ)))
         return *what = "fi_ep_bind(read counter)", rc;
-    if (tx == &weft_ofi_tx0 && weft_ofi.served_cntr &&
-        (rc = fi_ep_bind(ep, &weft_ofi.served_cntr->fid, FI_REMOTE_WRITE | FI_REMOTE_READ)))
+    if (tx == &weft_ofi_tx0 && weft_ofi.progress.served_cntr &&
+        (rc = fi_ep_bind(ep, &weft_ofi.progress.served_cntr->fid, FI_REMOTE_WRITE | FI_REMOTE_READ)))
         return *what = "fi_ep_bind(remote access counter)", rc;
     return 0;
 }
 
 int weft_ofi_tx_open(struct weft_ofi_tx *tx, struct fid_cq *cq, int warn)
 {
-    struct fi_info *fi = weft_ofi.info;
-    if (tx != &weft_ofi_tx0 && weft_ofi.ctx_info)
-        fi = weft_ofi.ctx_info;
+    struct fi_info *fi = weft_ofi.fab.info;
+    if (tx != &weft_ofi_tx0 && weft_ofi.fab.ctx_info)
+        fi = weft_ofi.fab.ctx_info;
     tx->cq = cq;
-    TX_CHECK(weft_ofi_cntr_open(weft_ofi.domain, &tx->wcntr), "fi_cntr_open(write)");
-    TX_CHECK(weft_ofi_cntr_open(weft_ofi.domain, &tx->rcntr), "fi_cntr_open(read)");
+    TX_CHECK(weft_ofi_cntr_open(weft_ofi.fab.domain, &tx->wcntr), "fi_cntr_open(write)");
+    TX_CHECK(weft_ofi_cntr_open(weft_ofi.fab.domain, &tx->rcntr), "fi_cntr_open(read)");
     refuse_foreign_shm_files();
     const char *what = NULL;
-    TX_CHECK(weft_ofi_ep_open(weft_ofi.domain, fi, &tx->ep, bind_tx, tx, &what), what);
+    TX_CHECK(weft_ofi_ep_open(weft_ofi.fab.domain, fi, &tx->ep, bind_tx, tx, &what), what);
     tx->dirty = calloc((size_t)weft_rt.n_pes, 1);
     tx->dirty_list = calloc((size_t)weft_rt.n_pes, sizeof(int));
     if (!tx->dirty || !tx->dirty_list)
         return -1;
     /* Preset marks: quiet never flushes those PEs (injects_queued_in_order).
      * Not this PE: it sees its own memory by loads, not through its queue. */
-    memset(tx->dirty, weft_ofi.injects_queued_in_order, (size_t)weft_rt.n_pes);
+    memset(tx->dirty, weft_ofi.order.injects_queued_in_order, (size_t)weft_rt.n_pes);
     tx->dirty[weft_rt.my_pe] = 0;
     tx->cma_head_pe = -1;
     return open_scratch(tx, warn);

@@ -11,7 +11,7 @@
 void weft_ofi_fail(const char *what, int pe, ssize_t rc)
 {
     char why[600];
-    weft_ofi_diagnose(weft_ofi.info ? weft_ofi_provider_name() : NULL, why, sizeof why);
+    weft_ofi_diagnose(weft_ofi.fab.info ? weft_ofi_provider_name() : NULL, why, sizeof why);
     if (pe >= 0)
         weft_fatal(what, "to PE %d failed: %s (%zd)%s", pe, fi_strerror((int)-rc), rc, why);
     weft_fatal(what, "failed: %s (%zd)%s", fi_strerror((int)-rc), rc, why);
@@ -29,7 +29,7 @@ static long now_sec(void)
  * wait must not nap on that descriptor (weft_ofi_can_block). */
 static void poll_yield_for(struct weft_ofi_tx *tx, unsigned *spins)
 {
-    int own_cq = tx && tx->cq != weft_ofi.cq;
+    int own_cq = tx && tx->cq != weft_ofi.fab.cq;
     weft_ofi_waiting_own_cq += own_cq;
     weft_poll_yield(spins);
     weft_ofi_waiting_own_cq -= own_cq;
@@ -40,7 +40,7 @@ void weft_ofi_retry_wait(struct weft_ofi_tx *tx, struct weft_ofi_retry *r, const
 {
     if (r->spins == 0)
         r->start = now_sec();
-    if (tx && tx->cq != weft_ofi.cq)
+    if (tx && tx->cq != weft_ofi.fab.cq)
         (void)fi_cntr_read(tx->wcntr); /* util counters progress their endpoints */
     poll_yield_for(tx, &r->spins);
     if ((r->spins & 1023) == 0 && weft_ofi.retry_timeout > 0 &&
@@ -68,7 +68,7 @@ int weft_ofi_read_cq_error(struct fid_cq *cq, struct fi_cq_err_entry *err)
 
 static void pick_up_error_text(struct weft_ofi_tx *tx)
 {
-    if (tx->cq == weft_ofi.cq) {
+    if (tx->cq == weft_ofi.fab.cq) {
         weft_ofi_progress();
         return;
     }

@@ -73,16 +73,16 @@ __attribute__((noreturn)) static void wireup_fail(int pe, const char *why)
     memset(&name, 0, sizeof name);
     if (fi_getname(&weft_ofi_tx0.ep->fid, &name, &len) == 0) {
         size_t sl = sizeof mine;
-        fi_av_straddr(weft_ofi.av, &name, mine, &sl);
+        fi_av_straddr(weft_ofi.fab.av, &name, mine, &sl);
         if (len >= sizeof(struct sockaddr_in) &&
             (name.sa.sa_family == AF_INET || name.sa.sa_family == AF_INET6))
             iface_of(&name.sa, iface, sizeof iface);
     }
     char peer_name[256];
     len = sizeof peer_name;
-    if (pe >= 0 && fi_av_lookup(weft_ofi.av, (fi_addr_t)pe, peer_name, &len) == 0) {
+    if (pe >= 0 && fi_av_lookup(weft_ofi.fab.av, (fi_addr_t)pe, peer_name, &len) == 0) {
         size_t sl = sizeof theirs;
-        fi_av_straddr(weft_ofi.av, peer_name, theirs, &sl);
+        fi_av_straddr(weft_ofi.fab.av, peer_name, theirs, &sl);
     }
     /* One address on two hosts: an interface like docker's bridge, which
      * every host has with the same address and which joins no hosts. */
