@@ -180,15 +180,13 @@ union weft_scalar {
         return weft_g_checked_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), pe);                      \
     }
 
-static inline void weft_api_put(const char *call, shmem_ctx_t ctx, void *dest, const void *src,
-                                size_t len, int pe, int nbi)
+/* The checked funnel of a put or get: any context and segment, every
+ * argument checked and named in a message. Out of line, so that the fast
+ * path below inlines into each typed routine. */
+static __attribute__((noinline)) void
+weft_api_put_checked(const char *call, shmem_ctx_t ctx, void *dest, const void *src, size_t len,
+                     int pe, int nbi)
 {
-    uint64_t fast_off;
-    if (WEFT_LIKELY(weft_fast_heap(ctx, dest, len, &fast_off))) {
-        weft_fast_check_pe(call, pe);
-        weft_transport_put_small(fast_off, src, len, pe, nbi);
-        return;
-    }
     int seg;
     uint64_t off;
     struct weft_ctx *c = weft_api_ctx(call, ctx);
@@ -199,16 +197,23 @@ static inline void weft_api_put(const char *call, shmem_ctx_t ctx, void *dest, c
         return;
     weft_transport_put_or_coalesce(c, seg, off, src, len, pe, nbi);
 }
-
-static inline void weft_api_get(const char *call, shmem_ctx_t ctx, void *dest, const void *src,
-                                size_t len, int pe, int nbi)
+static inline __attribute__((always_inline)) void
+weft_api_put(const char *call, shmem_ctx_t ctx, void *dest, const void *src, size_t len, int pe,
+             int nbi)
 {
     uint64_t fast_off;
-    if (WEFT_LIKELY(weft_fast_heap(ctx, src, len, &fast_off))) {
+    if (WEFT_LIKELY(weft_fast_heap(ctx, dest, len, &fast_off))) {
         weft_fast_check_pe(call, pe);
-        weft_transport_get_small(dest, fast_off, len, pe, nbi);
+        weft_transport_put_small(fast_off, src, len, pe, nbi);
         return;
     }
+    weft_api_put_checked(call, ctx, dest, src, len, pe, nbi);
+}
+
+static __attribute__((noinline)) void
+weft_api_get_checked(const char *call, shmem_ctx_t ctx, void *dest, const void *src, size_t len,
+                     int pe, int nbi)
+{
     int seg;
     uint64_t off;
     struct weft_ctx *c = weft_api_ctx(call, ctx);
@@ -221,6 +226,18 @@ static inline void weft_api_get(const char *call, shmem_ctx_t ctx, void *dest, c
         weft_transport_get_nbi(c, dest, seg, off, len, pe);
     else
         weft_transport_get(c, dest, seg, off, len, pe);
+}
+static inline __attribute__((always_inline)) void
+weft_api_get(const char *call, shmem_ctx_t ctx, void *dest, const void *src, size_t len, int pe,
+             int nbi)
+{
+    uint64_t fast_off;
+    if (WEFT_LIKELY(weft_fast_heap(ctx, src, len, &fast_off))) {
+        weft_fast_check_pe(call, pe);
+        weft_transport_get_small(dest, fast_off, len, pe, nbi);
+        return;
+    }
+    weft_api_get_checked(call, ctx, dest, src, len, pe, nbi);
 }
 
 /* The symmetric side of a strided transfer spans from its lowest to its

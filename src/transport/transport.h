@@ -573,7 +573,7 @@ static inline void weft_transport_msg_register(weft_transport_msg_fn fn)
 static inline void weft_transport_msg_send(int pe, const uint64_t *args, int nargs,
                                            const void *payload, size_t len)
 {
-    weft_ofi_msg_send(pe, WEFT_OFI_MSG_H_AM, 0, args, nargs, payload, len);
+    weft_ofi_msg_send(pe, WEFT_OFI_MSG_ID(WEFT_OFI_MSG_H_AM, 0), args, nargs, payload, len);
 }
 /* 1 while this thread runs a message handler (inside the progress). */
 static inline int weft_transport_msg_in_handler(void) { return weft_ofi_msg_in_handler(); }

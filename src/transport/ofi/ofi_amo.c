@@ -180,7 +180,7 @@ static void amo_req_handler(int src, uint32_t a0, const uint64_t *args, int narg
     uint64_t res = 0;
     cpu_amo(op, dt, weft_rt.seg[seg].base + off, p, p + 8, &res);
     uint64_t rargs[2] = {args[1], args[2]};
-    weft_ofi_msg_send(src, WEFT_OFI_MSG_H_AMO_REP, 0, rargs, 2, &res, sz);
+    weft_ofi_msg_send(src, WEFT_OFI_MSG_ID(WEFT_OFI_MSG_H_AMO_REP, 0), rargs, 2, &res, sz);
 }
 
 static void amo_rep_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
@@ -236,7 +236,8 @@ static void sw_amo(struct weft_ofi_tx *tx, enum weft_amo_op op, enum weft_dtype 
     __atomic_add_fetch(&tx->am_issued, 1, __ATOMIC_RELEASE); /* see amo_rep_handler */
     weft_ofi_set_active(tx, 1);
     /* From tx's own endpoint: behind tx's writes in the provider's order. */
-    weft_ofi_msg_send_from(tx, pe, WEFT_OFI_MSG_H_AMO_REQ, a0, args, 3, payload, sizeof payload);
+    weft_ofi_msg_send_from(tx, pe, WEFT_OFI_MSG_ID(WEFT_OFI_MSG_H_AMO_REQ, a0), args, 3, payload,
+                           sizeof payload);
     if (wait) {
         unsigned spins = 0;
         while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE))
@@ -435,6 +436,7 @@ void weft_ofi_signal_add(struct weft_ofi_tx *tx, int seg, uint64_t off, uint64_t
     weft_ofi_tx_enter(tx);
     weft_ofi_amo_order(tx);
     /* From tx's own endpoint: behind tx's writes in the provider's order. */
-    weft_ofi_msg_send_from(tx, pe, WEFT_OFI_MSG_H_SIGNAL_ADD, (uint32_t)seg, args, 2, NULL, 0);
+    uint64_t id = WEFT_OFI_MSG_ID(WEFT_OFI_MSG_H_SIGNAL_ADD, (uint32_t)seg);
+    weft_ofi_msg_send_from(tx, pe, id, args, 2, NULL, 0);
     weft_ofi_tx_leave(tx);
 }

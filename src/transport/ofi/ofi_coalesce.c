@@ -78,7 +78,8 @@ static void send_batch(struct weft_ofi_tx *tx, int pe, const void *payload, uint
         tx->coal_dirty[pe] = 1;
         tx->coal_dirty_list[tx->coal_ndirty++] = pe;
     }
-    weft_ofi_msg_send_from(tx, pe, WEFT_OFI_MSG_H_PUT_BATCH, (uint32_t)ack, args, 1, payload, len);
+    uint64_t id = WEFT_OFI_MSG_ID(WEFT_OFI_MSG_H_PUT_BATCH, (uint32_t)ack);
+    weft_ofi_msg_send_from(tx, pe, id, args, 1, payload, len);
 }
 
 /* Under coal_lock: send coal_buf[coal_sent, upto) to coal_pe. */
@@ -241,7 +242,7 @@ static void batch_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
     }
     if (a0 & 1) {
         uint64_t rargs[2] = {0, args[0]}; /* token 0: nothing to copy back */
-        weft_ofi_msg_send(src, WEFT_OFI_MSG_H_AMO_REP, 0, rargs, 2, NULL, 0);
+        weft_ofi_msg_send(src, WEFT_OFI_MSG_ID(WEFT_OFI_MSG_H_AMO_REP, 0), rargs, 2, NULL, 0);
     }
 }
 

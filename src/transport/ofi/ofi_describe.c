@@ -70,12 +70,14 @@ void weft_ofi_describe(FILE *out)
     fprintf(out, "  idle waits        %s\n",
             !naps ? "spin, then yield the CPU (no naps: this host's PEs fit on its CPUs, or "
                     "WEFT_IDLE_NAP=0)"
-            : weft_ofi.progress.served_cntr ? "nap after 200 us without serving a peer (WEFT_IDLE_NAP; "
-                                     "a remote-access counter counts what is served)"
-            : weft_ofi.progress.cq_wait_fd ? "nap on the CQ's descriptor after 200 us without traffic "
-                                    "(WEFT_IDLE_NAP; a peer's request ends the nap)"
-                                  : "spin, then yield the CPU (the provider can neither count "
-                                    "the requests served nor be waited on)");
+            : weft_ofi.progress.served_cntr
+                ? "nap after 200 us without serving a peer (WEFT_IDLE_NAP; "
+                  "a remote-access counter counts what is served)"
+            : weft_ofi.progress.cq_wait_fd
+                ? "nap on the CQ's descriptor after 200 us without traffic "
+                  "(WEFT_IDLE_NAP; a peer's request ends the nap)"
+                : "spin, then yield the CPU (the provider can neither count "
+                  "the requests served nor be waited on)");
     fprintf(out, "  threading         %s; SHMEM_THREAD_MULTIPLE %s\n",
             weft_ofi.fab.thread_safe ? "FI_THREAD_SAFE" : "FI_THREAD_DOMAIN",
             weft_ofi.thread_multiple
@@ -102,7 +104,8 @@ void weft_ofi_describe(FILE *out)
                 "after a read through the target's queue (WEFT_SHM_CMA_WRITE)\n",
                 weft_ofi_cma.wmin);
     fprintf(out, "  remote completion %s\n",
-            weft_ofi.put.rc != WEFT_RC_DELIVERY ? "flush: a read to every PE written since the last quiet"
+            weft_ofi.put.rc != WEFT_RC_DELIVERY
+                ? "flush: a read to every PE written since the last quiet"
             : weft_ofi.put.writes_flushed
                 ? "blocking puts, and non-blocking ones past the first four since a quiet, "
                   "without FI_DELIVERY_COMPLETE, flushed by a read at quiet (injected puts and "

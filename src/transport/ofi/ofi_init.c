@@ -143,7 +143,8 @@ static void take_provider(struct fi_info *fi, int thread_multiple)
     weft_ofi.fab.thread_safe = fi->domain_attr->threading == FI_THREAD_SAFE;
     weft_ofi.thread_multiple = thread_multiple && weft_ofi.fab.thread_safe;
     weft_ofi.fab.have_atomic_cap = !!(fi->caps & FI_ATOMIC);
-    weft_ofi.put.rc = (fi->tx_attr->op_flags & FI_DELIVERY_COMPLETE) ? WEFT_RC_DELIVERY : WEFT_RC_FLUSH;
+    weft_ofi.put.rc =
+        (fi->tx_attr->op_flags & FI_DELIVERY_COMPLETE) ? WEFT_RC_DELIVERY : WEFT_RC_FLUSH;
     weft_ofi.fab.prov_inject = fi->tx_attr->inject_size;
 }
 
@@ -174,7 +175,8 @@ static void decide_ordering(const struct fi_info *fi)
      * an order for writes of any size in its answer but moves large ones
      * in pieces (problem 6 in docs/providers.md: coll.bcast_* failed), so
      * there and on sockets every non-injected write still counts as large. */
-    weft_ofi.order.order_waw_size = weft_ofi.order.rma_ordered ? fi->ep_attr->max_order_waw_size : 0;
+    weft_ofi.order.order_waw_size =
+        weft_ofi.order.rma_ordered ? fi->ep_attr->max_order_waw_size : 0;
 }
 
 /* How puts of each size travel: the inject threshold, injected pieces,
@@ -231,7 +233,8 @@ static void log_decisions(const struct fi_info *fi)
     weft_debug("ofi: using %s (fabric %s, domain %s), mr_mode %s, %s progress, threading %s, "
                "remote completion by %s", fi->fabric_attr->prov_name, fi->fabric_attr->name,
                fi->domain_attr->name, fi_tostr(&fi->domain_attr->mr_mode, FI_TYPE_MR_MODE),
-               weft_ofi.fab.manual ? "manual" : "auto", weft_ofi.fab.thread_safe ? "safe" : "domain",
+               weft_ofi.fab.manual ? "manual" : "auto",
+               weft_ofi.fab.thread_safe ? "safe" : "domain",
                weft_ofi.put.rc == WEFT_RC_DELIVERY ? "FI_DELIVERY_COMPLETE" : "flush reads");
     weft_debug("ofi: injected writes and atomics %s", weft_ofi.order.injects_queued_in_order
                    ? "queue in order at the target: quiet reads nothing back"

@@ -376,8 +376,8 @@ static inline int weft_ofi_write_flushed(struct weft_ofi_tx *tx, int blocking)
  * "still active". */
 static inline void weft_ofi_note_app_activity(void)
 {
-    __atomic_store_n(&weft_ofi.progress.app_polls, __atomic_load_n(&weft_ofi.progress.app_polls, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELAXED);
+    unsigned long *polls = &weft_ofi.progress.app_polls;
+    __atomic_store_n(polls, __atomic_load_n(polls, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }
 
 /* A write of len bytes other than an inject: a fence after it must

@@ -232,18 +232,18 @@ static void drain_pending(void)
 }
 
 /* Lay out header, arguments and payload in msg; returns the length. */
-static size_t format_msg(char *msg, int handler, uint32_t imm, const uint64_t *args, int nargs,
+static size_t format_msg(char *msg, uint64_t id, const uint64_t *args, int nargs,
                          const void *payload, size_t len)
 {
     if (nargs < 0 || nargs > WEFT_OFI_MSG_MAX_ARGS || len > WEFT_OFI_MSG_MAX_PAYLOAD)
         weft_fatal("weft_ofi_msg_send", "message too large (%d args, %zu bytes)", nargs, len);
     struct weft_ofi_msg_hdr *h = (struct weft_ofi_msg_hdr *)(void *)msg;
-    h->handler = (uint8_t)handler;
+    h->handler = (uint8_t)id;
     h->nargs = (uint8_t)nargs;
     h->flags = 0;
     h->len = (uint32_t)len;
     h->src = (uint32_t)weft_rt.my_pe;
-    h->imm = imm;
+    h->imm = (uint32_t)(id >> 32);
     size_t total = sizeof *h + (size_t)nargs * sizeof(uint64_t);
     if (nargs)
         memcpy(msg + sizeof *h, args, (size_t)nargs * sizeof(uint64_t));
@@ -252,15 +252,15 @@ static size_t format_msg(char *msg, int handler, uint32_t imm, const uint64_t *a
     return total + len;
 }
 
-void weft_ofi_msg_send_from(struct weft_ofi_tx *tx, int pe, int handler, uint32_t imm,
-                            const uint64_t *args, int nargs, const void *payload, size_t len)
+void weft_ofi_msg_send_from(struct weft_ofi_tx *tx, int pe, uint64_t id, const uint64_t *args,
+                            int nargs, const void *payload, size_t len)
 {
     if (tx == &weft_ofi_tx0 || WEFT_OFI_MSG_SIZE(nargs, len) > weft_ofi.fab.prov_inject) {
-        weft_ofi_msg_send(pe, handler, imm, args, nargs, payload, len);
+        weft_ofi_msg_send(pe, id, args, nargs, payload, len);
         return;
     }
     char msg[WEFT_OFI_MSG_BUF_SIZE] __attribute__((aligned(16)));
-    size_t total = format_msg(msg, handler, imm, args, nargs, payload, len);
+    size_t total = format_msg(msg, id, args, nargs, payload, len);
     struct weft_ofi_retry r = {0, 0};
     ssize_t rc;
     while ((rc = fi_inject(tx->ep, msg, total, (fi_addr_t)pe)) == -FI_EAGAIN)
@@ -269,11 +269,11 @@ void weft_ofi_msg_send_from(struct weft_ofi_tx *tx, int pe, int handler, uint32_
         weft_ofi_fail("fi_inject (active message)", pe, rc);
 }
 
-void weft_ofi_msg_send(int pe, int handler, uint32_t imm, const uint64_t *args, int nargs,
-                       const void *payload, size_t len)
+void weft_ofi_msg_send(int pe, uint64_t id, const uint64_t *args, int nargs, const void *payload,
+                       size_t len)
 {
     char msg[WEFT_OFI_MSG_BUF_SIZE] __attribute__((aligned(16)));
-    size_t total = format_msg(msg, handler, imm, args, nargs, payload, len);
+    size_t total = format_msg(msg, id, args, nargs, payload, len);
 
     /* Keep order behind anything already queued. */
     if (__atomic_load_n(&layer.npend, __ATOMIC_RELAXED) == 0) {

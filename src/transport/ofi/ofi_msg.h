@@ -53,14 +53,18 @@ enum {
     WEFT_OFI_MSG_NHANDLERS = 8
 };
 
+/* A message's handler id and 32-bit immediate in one argument (the send
+ * calls keep their arguments in registers). */
+#define WEFT_OFI_MSG_ID(handler, imm) ((uint64_t)(handler) | (uint64_t)(uint32_t)(imm) << 32)
+
 /* At set-up, before any message of that id can arrive. */
 void weft_ofi_msg_register(int id, weft_ofi_msg_handler_fn fn);
 
-/* Send a message to pe. From a handler (progress context) a send that
+/* Send a message to pe (id: WEFT_OFI_MSG_ID). From a handler (progress context) a send that
  * would block is queued and retried by the progress engine; from anywhere
  * else the call progresses until the message is accepted. */
-void weft_ofi_msg_send(int pe, int handler, uint32_t imm, const uint64_t *args, int nargs,
-                       const void *payload, size_t len);
+void weft_ofi_msg_send(int pe, uint64_t id, const uint64_t *args, int nargs, const void *payload,
+                       size_t len);
 
 /* The same from a context's transmit resources: a small message leaves
  * from tx's own endpoint with fi_inject (so the provider keeps it in order
@@ -69,8 +73,8 @@ void weft_ofi_msg_send(int pe, int handler, uint32_t imm, const uint64_t *args, 
  * provider's inject size, goes through weft_ofi_msg_send. Not from a
  * handler. */
 struct weft_ofi_tx;
-void weft_ofi_msg_send_from(struct weft_ofi_tx *tx, int pe, int handler, uint32_t imm,
-                            const uint64_t *args, int nargs, const void *payload, size_t len);
+void weft_ofi_msg_send_from(struct weft_ofi_tx *tx, int pe, uint64_t id, const uint64_t *args,
+                            int nargs, const void *payload, size_t len);
 /* Bytes of a message with nargs arguments and len payload bytes. */
 #define WEFT_OFI_MSG_SIZE(nargs, len) \
     (sizeof(struct weft_ofi_msg_hdr) + (size_t)(nargs) * sizeof(uint64_t) + (size_t)(len))

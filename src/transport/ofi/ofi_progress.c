@@ -119,7 +119,8 @@ void weft_ofi_wait_obj_init(void)
 {
     weft_ofi.progress.wait_fd = -1;
     int fd = -1;
-    if (weft_ofi.progress.cq_wait_fd && fi_control(&weft_ofi.fab.cq->fid, FI_GETWAIT, &fd) == 0 && fd >= 0)
+    if (weft_ofi.progress.cq_wait_fd &&
+        fi_control(&weft_ofi.fab.cq->fid, FI_GETWAIT, &fd) == 0 && fd >= 0)
         weft_ofi.progress.wait_fd = fd;
     weft_debug("ofi: progress thread waits on %s",
                weft_ofi.progress.wait_fd >= 0 ? "the CQ's file descriptor (FI_WAIT_FD)"

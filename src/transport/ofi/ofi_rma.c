@@ -427,7 +427,8 @@ void weft_ofi_get(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, size
 static void post_msg(struct weft_ofi_tx *tx, int write, int flushed, struct iovec *iov,
                      struct fi_rma_iov *riov, size_t cnt, int pe)
 {
-    uint64_t flags = write && weft_ofi.put.rc == WEFT_RC_DELIVERY && !flushed ? FI_DELIVERY_COMPLETE : 0;
+    uint64_t flags =
+        write && weft_ofi.put.rc == WEFT_RC_DELIVERY && !flushed ? FI_DELIVERY_COMPLETE : 0;
     const char *what = write ? "fi_writemsg" : "fi_readmsg";
     struct fi_msg_rma m = {.msg_iov = iov,
                            .desc = NULL,
@@ -628,8 +629,8 @@ void weft_ofi_quiet_held(struct weft_ofi_tx *tx)
     tx->fence_pending = 0;
     if (tx->w_issued != tx->w_at_quiet) { /* for gets read by CMA (ofi_cma.c) */
         tx->w_at_quiet = tx->w_issued;
-        __atomic_store_n(&weft_ofi.progress.quiets, __atomic_load_n(&weft_ofi.progress.quiets, __ATOMIC_RELAXED) + 1,
-                         __ATOMIC_RELAXED);
+        unsigned long *quiets = &weft_ofi.progress.quiets;
+        __atomic_store_n(quiets, __atomic_load_n(quiets, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
     }
     weft_ofi_set_active(tx, 0);
 }

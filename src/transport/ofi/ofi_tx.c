@@ -131,7 +131,8 @@ static int bind_tx(struct fid_ep *ep, void *arg, const char **what)
     if ((rc = fi_ep_bind(ep, &tx->rcntr->fid, FI_READ)))
         return *what = "fi_ep_bind(read counter)", rc;
     if (tx == &weft_ofi_tx0 && weft_ofi.progress.served_cntr &&
-        (rc = fi_ep_bind(ep, &weft_ofi.progress.served_cntr->fid, FI_REMOTE_WRITE | FI_REMOTE_READ)))
+        (rc = fi_ep_bind(ep, &weft_ofi.progress.served_cntr->fid,
+                         FI_REMOTE_WRITE | FI_REMOTE_READ)))
         return *what = "fi_ep_bind(remote access counter)", rc;
     return 0;
 }
