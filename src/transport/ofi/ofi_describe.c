@@ -33,15 +33,9 @@ static void describe_contexts(FILE *out)
                  "%d refused\n", open - idle, idle, sharing, refused);
 }
 
-void weft_ofi_describe(FILE *out)
+/* Provider, addressing, limits, progress, idle waits, threading. */
+static void describe_provider(FILE *out, const struct fi_info *fi)
 {
-    struct fi_info *fi = weft_ofi.fab.info;
-    if (!fi) {
-        fprintf(out, "libfabric transport: %s\n",
-                weft_ofi.unused ? "not opened (every PE is reached directly)"
-                                : "not initialized");
-        return;
-    }
     uint32_t v = fi->fabric_attr->prov_version;
     fprintf(out, "libfabric transport (libfabric %u.%u, API %u.%u):\n", FI_MAJOR(fi_version()),
             FI_MINOR(fi_version()), FI_MAJOR_VERSION, FI_MINOR_VERSION);
@@ -83,7 +77,11 @@ void weft_ofi_describe(FILE *out)
             weft_ofi.thread_multiple
                 ? "in use: the default context locks each libfabric operation"
                 : "not requested (it asks for FI_THREAD_SAFE)");
-    describe_contexts(out);
+}
+
+/* How puts and gets of each size travel, and how quiet completes them. */
+static void describe_transfers(FILE *out)
+{
     if (weft_ofi.put.coalesce)
         fprintf(out, "  small puts        coalesced up to %d bytes: consecutive puts to one PE "
                 "leave as one message (WEFT_COALESCE)\n", WEFT_OFI_COAL_MAX_PUT);
@@ -114,9 +112,14 @@ void weft_ofi_describe(FILE *out)
                 ? "FI_DELIVERY_COMPLETE (injected puts and atomics queue in order at the "
                   "target: quiet reads nothing back)"
                 : "FI_DELIVERY_COMPLETE (injected puts/atomics flushed by a read at quiet)");
+}
+
+static void describe_ordering(FILE *out)
+{
     fprintf(out, "  fence             %s\n",
-            weft_ofi.order.ordered ? "free: the provider orders writes, atomics and messages "
-                               "(FI_ORDER_WAW, FI_ORDER_SAW)"
+            weft_ofi.order.ordered
+                ? "free: the provider orders writes, atomics and messages "
+                  "(FI_ORDER_WAW, FI_ORDER_SAW)"
             : weft_ofi.order.rma_ordered
                 ? "free between puts (FI_ORDER_RMA_WAW); an atomic after it, or a fence after "
                   "an atomic, completes the earlier operations (no FI_ORDER_WAW/SAW)"
@@ -126,7 +129,12 @@ void weft_ofi_describe(FILE *out)
             : (weft_ofi.fab.info->tx_attr->msg_order & WEFT_OFI_FENCE_ORDER) == WEFT_OFI_FENCE_ORDER
                 ? "a quiet (WEFT_FENCE=quiet)"
                 : "a quiet: the provider does not order writes, atomics and messages");
-    fprintf(out, "  provider atomics  %s%s\n", weft_ofi.fab.have_atomic_cap ? "FI_ATOMIC" : "none",
+}
+
+static void describe_atomics(FILE *out)
+{
+    fprintf(out, "  provider atomics  %s%s\n",
+            weft_ofi.fab.have_atomic_cap ? "FI_ATOMIC" : "none",
             weft_ofi.amo.forced_software ? " (WEFT_AMO=software: not used)"
             : weft_onnode.mixed          ? " (not used: the job mixes the on-node path and "
                                            "libfabric)"
@@ -150,4 +158,21 @@ void weft_ofi_describe(FILE *out)
         }
         fprintf(out, " => %s\n", weft_ofi.amo.dt_native[d] ? "native" : "software");
     }
+}
+
+
+void weft_ofi_describe(FILE *out)
+{
+    struct fi_info *fi = weft_ofi.fab.info;
+    if (!fi) {
+        fprintf(out, "libfabric transport: %s\n",
+                weft_ofi.unused ? "not opened (every PE is reached directly)"
+                                : "not initialized");
+        return;
+    }
+    describe_provider(out, fi);
+    describe_contexts(out);
+    describe_transfers(out);
+    describe_ordering(out);
+    describe_atomics(out);
 }

@@ -271,9 +271,9 @@ static int job_is_mixed(const uint8_t *verdict)
     return 0;
 }
 
-void weft_onnode_init(void)
+/* The peer tables, all NULL. */
+static void alloc_tables(int n)
 {
-    int n = weft_rt.n_pes, me = weft_rt.my_pe;
     for (int s = 0; s < WEFT_NSEGS; s++) {
         weft_onnode.base[s] = calloc((size_t)n, sizeof(char *));
         weft_onnode.fast[s] = calloc((size_t)n, sizeof(char *));
@@ -283,26 +283,14 @@ void weft_onnode_init(void)
     weft_onnode.view = calloc((size_t)n, sizeof(char *));
     if (!weft_onnode.view)
         weft_fatal("shmem_init", "out of memory for the on-node peer table");
-    view_bytes = 0;
-    weft_onnode.window = weft_onnode.window_data = 0;
-    weft_onnode.enabled = want_direct();
-    weft_onnode.mixed = 0;
-    weft_onnode.n_local = 0;
-    if (!weft_onnode.enabled) {
-        weft_debug("onnode: direct path off (WEFT_ONNODE=0): every PE through libfabric");
-        return;
-    }
+}
 
-    struct onnode_card mine = {(int32_t)getpid(), {0}}, *cards = malloc((size_t)n * sizeof mine);
-    uint8_t ok = ONNODE_OK_HEAP | ONNODE_OK_DATA, *verdict = malloc((size_t)n);
-    if (!cards || !verdict)
-        weft_fatal("shmem_init", "out of memory for the on-node exchange");
-    for (int s = 0; s < WEFT_NSEGS; s++)
-        mine.fd[s] = weft_rt.seg[s].fd;
-    if (weft_boot_allgather("weft-onnode", &mine, cards, sizeof mine) != 0)
-        weft_fatal("shmem_init", "cannot exchange on-node segment descriptors");
-
-    int windowed = window_possible();
+/* Map every node peer's segments (into a view each when windowed, this
+ * PE's own first), clearing a bit of *ok for each kind of segment that
+ * failed somewhere. Returns whether the views still hold. */
+static int map_peers(const struct onnode_card *cards, int windowed, uint8_t *ok)
+{
+    int n = weft_rt.n_pes, me = weft_rt.my_pe;
     if (windowed) {
         const struct weft_segment *h = &weft_rt.seg[WEFT_SEG_HEAP];
         const struct weft_segment *d = &weft_rt.seg[WEFT_SEG_DATA];
@@ -326,14 +314,18 @@ void weft_onnode_init(void)
             if (fd >= 0)
                 close(fd);
             if (!weft_onnode.base[s][pe])
-                ok &= (uint8_t)~(s == WEFT_SEG_HEAP ? ONNODE_OK_HEAP : ONNODE_OK_DATA);
+                *ok &= (uint8_t)~(s == WEFT_SEG_HEAP ? ONNODE_OK_HEAP : ONNODE_OK_DATA);
         }
     }
-    if (weft_boot_allgather("weft-onnode-ok", &ok, verdict, 1) != 0)
-        weft_fatal("shmem_init", "cannot exchange on-node verdicts");
+    return windowed;
+}
 
-    /* A segment is reached directly only if every PE of the node mapped it
-     * on every peer, so the path between two PEs is the same both ways. */
+/* A segment is reached directly only if every PE of the node mapped it
+ * on every peer, so the path between two PEs is the same both ways: undo
+ * the rest. Returns the kinds kept. */
+static uint8_t keep_what_the_node_mapped(const uint8_t *verdict)
+{
+    int n = weft_rt.n_pes, me = weft_rt.my_pe;
     uint8_t node_ok = ONNODE_OK_HEAP | ONNODE_OK_DATA;
     for (int pe = 0; pe < n; pe++)
         if (same_node(pe))
@@ -347,6 +339,14 @@ void weft_onnode_init(void)
                 unmap_segment(s, pe);
         }
     }
+    return node_ok;
+}
+
+/* This PE's own entries, the fast path's tables and, in window mode, the
+ * fault handler. */
+static void publish_tables(int windowed, uint8_t node_ok)
+{
+    int n = weft_rt.n_pes, me = weft_rt.my_pe;
     for (int s = 0; s < WEFT_NSEGS; s++)
         weft_onnode.base[s][me] = weft_rt.seg[s].size ? weft_rt.seg[s].base : NULL;
     /* Window mode: every node PE's segments sit in a view, this PE's own
@@ -365,10 +365,15 @@ void weft_onnode_init(void)
     if (node_ok != (ONNODE_OK_HEAP | ONNODE_OK_DATA) && node_size() > 1)
         weft_debug("onnode: a PE of this node could not map its peers' %s: those go through "
                    "libfabric", (node_ok & ONNODE_OK_HEAP) ? "static data" : "heaps");
-    weft_onnode.mixed = job_is_mixed(verdict);
+}
+
+/* all_direct: every PE reached directly for every segment; split: some PE
+ * directly for one segment and through libfabric for the other. */
+static void classify_paths(void)
+{
     weft_onnode.all_direct = 1;
     weft_onnode.split = 0;
-    for (int pe = 0; pe < n; pe++) {
+    for (int pe = 0; pe < weft_rt.n_pes; pe++) {
         int direct = 0, fabric = 0;
         for (int s = 0; s < WEFT_NSEGS; s++) {
             if (!weft_rt.seg[s].size)
@@ -381,6 +386,36 @@ void weft_onnode_init(void)
         weft_onnode.all_direct &= !fabric;
         weft_onnode.split |= direct && fabric;
     }
+}
+
+void weft_onnode_init(void)
+{
+    int n = weft_rt.n_pes;
+    alloc_tables(n);
+    view_bytes = 0;
+    weft_onnode.window = weft_onnode.window_data = 0;
+    weft_onnode.enabled = want_direct();
+    weft_onnode.mixed = 0;
+    weft_onnode.n_local = 0;
+    if (!weft_onnode.enabled) {
+        weft_debug("onnode: direct path off (WEFT_ONNODE=0): every PE through libfabric");
+        return;
+    }
+
+    struct onnode_card mine = {(int32_t)getpid(), {0}}, *cards = malloc((size_t)n * sizeof mine);
+    uint8_t ok = ONNODE_OK_HEAP | ONNODE_OK_DATA, *verdict = malloc((size_t)n);
+    if (!cards || !verdict)
+        weft_fatal("shmem_init", "out of memory for the on-node exchange");
+    for (int s = 0; s < WEFT_NSEGS; s++)
+        mine.fd[s] = weft_rt.seg[s].fd;
+    if (weft_boot_allgather("weft-onnode", &mine, cards, sizeof mine) != 0)
+        weft_fatal("shmem_init", "cannot exchange on-node segment descriptors");
+    int windowed = map_peers(cards, window_possible(), &ok);
+    if (weft_boot_allgather("weft-onnode-ok", &ok, verdict, 1) != 0)
+        weft_fatal("shmem_init", "cannot exchange on-node verdicts");
+    publish_tables(windowed, keep_what_the_node_mapped(verdict));
+    weft_onnode.mixed = job_is_mixed(verdict);
+    classify_paths();
     weft_debug("onnode: %d PEs reached directly, static data %s%s%s, job %s", weft_onnode.n_local,
                weft_onnode.static_shared ? "shared" : "not shared",
                weft_onnode.window ? " in one window with the heap" : "",
