@@ -99,7 +99,7 @@ extern struct weft_runtime weft_rt;
  *                          after finalize everything takes the checked path;
  *  weft_fast_n_pes       = weft_rt.n_pes;
  *  weft_fast_heap_peer   = each PE's directly mapped heap or NULL
- *                          (weft_onnode.base[WEFT_SEG_HEAP]).
+ *                          (weft_transport_fast_peers(WEFT_SEG_HEAP)).
  * Set in init order heap, n_pes, peers; the limit is cleared first. */
 extern char *weft_fast_heap_base;
 extern uint64_t weft_fast_heap_limit;
@@ -111,7 +111,7 @@ extern char **weft_fast_heap_peer;
  *  weft_fast_data_limit  = data size - WEFT_FAST_MAX, 0 when smaller,
  *                          before init and after finalize;
  *  weft_fast_data_peer   = each PE's directly mapped static data or NULL
- *                          (weft_onnode.base[WEFT_SEG_DATA]; NULL sends the
+ *                          (weft_transport_fast_peers(WEFT_SEG_DATA); NULL sends the
  *                          call to the checked path, and libfabric). */
 extern char *weft_fast_data_base;
 extern uint64_t weft_fast_data_limit;

@@ -30,7 +30,7 @@ static void weft_finalize_at_exit(int status, void *arg)
     if (!weft_rt.initialized)
         return;
     if (status != 0) {
-        weft_ofi_abandon(); /* the provider's shared-memory region goes with us */
+        weft_transport_abandon(); /* the provider's shared-memory region goes with us */
         return;
     }
     weft_runtime_finalize();
@@ -65,14 +65,13 @@ static void print_banner(void)
     check_traffic_recorder();
     if (weft_tun_bool(WEFT_TUN_SHMEM_VERSION) || weft_tun_bool(WEFT_TUN_SHMEM_INFO))
         printf("weft %s (OpenSHMEM 1.5), libfabric provider %s, %d PEs, launcher %s\n",
-               WEFT_VERSION_STRING, weft_ofi_provider_name(), weft_rt.n_pes, weft_boot_name());
+               WEFT_VERSION_STRING, weft_transport_provider_name(), weft_rt.n_pes, weft_boot_name());
     if (weft_tun_bool(WEFT_TUN_SHMEM_INFO)) {
         printf("Tunables:\n");
         for (int i = 0; i < WEFT_TUN_COUNT; i++)
             printf("  %-24s = %-10s %s\n", weft_tunables[i].name, weft_tun_str(i),
                    weft_tunables[i].doc);
-        weft_ofi_describe(stdout);
-        weft_onnode_describe(stdout);
+        weft_transport_describe(stdout);
     }
     fflush(stdout);
 }
@@ -126,34 +125,34 @@ int weft_runtime_init(int requested, int *provided)
     size_t dsize;
     if (weft_data_segment(&dbase, &dsize) == 0 && dsize > 0)
         weft_rt.seg[WEFT_SEG_DATA] = (struct weft_segment){dbase, dsize, -1};
-    weft_onnode_share_static(); /* before anything registers or maps it */
+    /* before anything registers or maps it */
+    weft_transport_share_static(weft_topology_ids(WEFT_TOPO_NODE),
+                                weft_topology_count(WEFT_TOPO_NODE));
     weft_debug("heap %p+%zu, %zu more for weft's own, static data %p+%zu",
                (void *)weft_rt.seg[WEFT_SEG_HEAP].base, weft_rt.heap_asked,
                weft_rt.seg[WEFT_SEG_HEAP].size - weft_rt.heap_asked,
                (void *)weft_rt.seg[WEFT_SEG_DATA].base, weft_rt.seg[WEFT_SEG_DATA].size);
 
-    weft_onnode_init(); /* the atomicity rule needs it before ofi_init */
-    if (weft_ofi_init(requested >= WEFT_THREAD_MULTIPLE) != 0)
+    if (weft_transport_init(requested >= WEFT_THREAD_MULTIPLE) != 0)
         weft_fatal("shmem_init", "cannot initialize the libfabric transport (set WEFT_DEBUG=1 "
                    "for details; FI_PROVIDER selects a provider)");
-    weft_ctx_default.ofi = weft_ofi_default_tx();
     /* Open the fast path last: its limit gates the other inputs. */
     weft_fast_n_pes = (unsigned)weft_rt.n_pes;
-    weft_fast_heap_peer = weft_onnode.fast[WEFT_SEG_HEAP];
+    weft_fast_heap_peer = weft_transport_fast_peers(WEFT_SEG_HEAP);
     weft_fast_heap_limit = weft_rt.seg[WEFT_SEG_HEAP].size - WEFT_FAST_MAX;
     weft_fast_set_bases(weft_fast_heap_base, weft_rt.seg[WEFT_SEG_DATA].base);
-    weft_fast_data_peer = weft_onnode.fast[WEFT_SEG_DATA];
+    weft_fast_data_peer = weft_transport_fast_peers(WEFT_SEG_DATA);
     if (weft_rt.seg[WEFT_SEG_DATA].size > WEFT_FAST_MAX && weft_fast_data_peer)
         weft_fast_data_limit = weft_rt.seg[WEFT_SEG_DATA].size - WEFT_FAST_MAX;
-    weft_fast_pg_limit = weft_onnode.window ? weft_onnode.window - WEFT_FAST_MAX
-                                            : weft_fast_heap_limit;
+    weft_fast_pg_limit = weft_transport_window() ? weft_transport_window() - WEFT_FAST_MAX
+                                                 : weft_fast_heap_limit;
     weft_team_init_predefined();
     weft_hang_init();
 
     /* MULTIPLE needs a domain every thread may drive at once
      * (FI_THREAD_SAFE); a provider without it gets SERIALIZED, as the spec
      * allows. */
-    int most = weft_ofi_thread_multiple() ? WEFT_THREAD_MULTIPLE : WEFT_THREAD_MULTIPLE - 1;
+    int most = weft_transport_thread_multiple() ? WEFT_THREAD_MULTIPLE : WEFT_THREAD_MULTIPLE - 1;
     weft_rt.thread_level = requested < 0 ? 0 : requested > most ? most : requested;
     if (provided)
         *provided = weft_rt.thread_level;
@@ -171,13 +170,13 @@ int weft_runtime_init(int requested, int *provided)
      * early PEs would take turns on the cores with the late ones: at 128
      * PEs on 2 cores half of all start-up CPU time (docs/performance.md).
      * With libfabric the first barrier is also the wire-up check. */
-    if (weft_ofi_unused() && weft_rt.n_pes > 1) {
+    if (weft_transport_libfabric_unused() && weft_rt.n_pes > 1) {
         if (weft_boot_barrier() != 0)
             weft_fatal("shmem_init", "the launcher's barrier failed");
     } else {
         weft_barrier_all_internal();
     }
-    weft_ofi_wireup_done(); /* every PE reached its peers: the bound is lifted */
+    weft_transport_wireup_done(); /* every PE reached its peers: the bound is lifted */
     print_banner();
     return 0;
 }
@@ -190,7 +189,7 @@ void weft_runtime_finalize(void)
      * never join learns it cannot complete (runtime/hang.c). */
     weft_hang_announce_finalize();
     weft_transport_quiet(&weft_ctx_default);
-    /* No barrier of ours here: weft_ofi_fini's launcher barrier (with
+    /* No barrier of ours here: the libfabric fini's launcher barrier (with
      * progress kept running) is finalize's synchronization, so it can
      * never pair with a peer's shmem_barrier_all. */
     weft_fast_pg_limit = 0; /* every call after this takes the checked path */
@@ -198,12 +197,12 @@ void weft_runtime_finalize(void)
     weft_fast_data_limit = 0;
     weft_rt.initialized = 0;
     weft_rt.finalized = 1;
-    weft_ofi_fini();
+    weft_transport_fini_libfabric();
     weft_boot_finalize();
     weft_rt.boot_up = 0;
     weft_set_job_abort(NULL);
     weft_team_fini();
-    weft_onnode_fini();
+    weft_transport_fini_onnode();
     weft_heap_fini();
     weft_node_fini();
     weft_topology_fini();
@@ -215,7 +214,7 @@ void weft_runtime_global_exit(int status)
 {
     fflush(stdout);
     fflush(stderr);
-    weft_ofi_abandon();
+    weft_transport_abandon();
     if (weft_rt.boot_up)
         weft_boot_abort(status, NULL);
     /* A non-zero status whose low byte is 0 (256, INT_MIN) must not read

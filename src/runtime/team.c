@@ -20,7 +20,7 @@ int weft_team_pe_is_local(int pe)
 {
     /* Exactly the PEs shmem_ptr reaches (the heap decides: static data may
      * go through libfabric while the heap is direct). */
-    return pe == weft_rt.my_pe || weft_onnode.base[WEFT_SEG_HEAP][pe] != NULL;
+    return pe == weft_rt.my_pe || weft_transport_ptr(WEFT_SEG_HEAP, 0, pe) != NULL;
 }
 
 static int ilog2_floor(int n)

@@ -578,8 +578,49 @@ static inline void weft_transport_msg_send(int pe, const uint64_t *args, int nar
 /* 1 while this thread runs a message handler (inside the progress). */
 static inline int weft_transport_msg_in_handler(void) { return weft_ofi_msg_in_handler(); }
 
+/* ---- set-up and teardown (the runtime, cold) ----------------------------
+ * In this order at start-up: share_static before anything registers or
+ * maps the static data, with each PE's node (node_of[pe], from the
+ * runtime's topology, kept until fini_onnode) and the count of nodes; init (the direct path's mappings first: the
+ * libfabric atomicity rule needs them), 0 or -1; wireup_done after the
+ * first barrier. At the end: fini_libfabric (its launcher barrier is
+ * finalize's synchronization), later fini_onnode; abandon when leaving
+ * without finalize. */
+static inline void weft_transport_share_static(const int *node_of, int n_nodes)
+{
+    weft_onnode_set_nodes(node_of, n_nodes);
+    weft_onnode_share_static();
+}
+static inline int weft_transport_init(int thread_multiple)
+{
+    weft_onnode_init();
+    if (weft_ofi_init(thread_multiple) != 0)
+        return -1;
+    weft_ctx_default.ofi = weft_ofi_default_tx();
+    return 0;
+}
+/* The fast path's tables (api.h): each PE's segment seg as mapped here,
+ * or NULL; and the window's size (heap and static data in one mapping per
+ * peer, 0 without). */
+static inline char **weft_transport_fast_peers(int seg) { return weft_onnode.fast[seg]; }
+static inline size_t weft_transport_window(void) { return weft_onnode.window; }
+/* SHMEM_THREAD_MULTIPLE can be provided. */
+static inline int weft_transport_thread_multiple(void) { return weft_ofi_thread_multiple(); }
+/* Every PE is reached directly: libfabric was not opened. */
+static inline int weft_transport_libfabric_unused(void) { return weft_ofi_unused(); }
+static inline void weft_transport_wireup_done(void) { weft_ofi_wireup_done(); }
+static inline void weft_transport_fini_libfabric(void) { weft_ofi_fini(); }
+static inline void weft_transport_fini_onnode(void) { weft_onnode_fini(); }
+static inline void weft_transport_abandon(void) { weft_ofi_abandon(); }
+
 /* ---- introspection ---------------------------------------------------------- */
 static inline const char *weft_transport_provider_name(void) { return weft_ofi_provider_name(); }
+/* Both transports' state, for SHMEM_INFO and weft-info. */
+static inline void weft_transport_describe(FILE *out)
+{
+    weft_ofi_describe(out);
+    weft_onnode_describe(out);
+}
 
 #pragma GCC visibility pop
 

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
-#include "runtime/topology.h"
 #include "transport/onnode/onnode.h"
 
 struct weft_onnode_state weft_onnode;
@@ -32,9 +31,20 @@ struct onnode_card {
 #define ONNODE_OK_HEAP 1 /* mapped every node peer's heap */
 #define ONNODE_OK_DATA 2 /* ... and its static data */
 
+/* Each PE's node (within its host) and the job's count of nodes, from the
+ * runtime's topology: weft_onnode_set_nodes. */
+static const int *node_of_pe;
+static int n_nodes;
+
+void weft_onnode_set_nodes(const int *node_of, int count)
+{
+    node_of_pe = node_of;
+    n_nodes = count;
+}
+
 static int same_node(int pe)
 {
-    const int *node = weft_topology_ids(WEFT_TOPO_NODE);
+    const int *node = node_of_pe;
     int me = weft_rt.my_pe;
     return weft_rt.pe_host[pe] == weft_rt.pe_host[me] && node[pe] == node[me];
 }
@@ -258,8 +268,8 @@ static int job_is_mixed(const uint8_t *verdict)
 {
     if (!want_direct() || weft_rt.n_pes < 2)
         return 0;
-    const int *node = weft_topology_ids(WEFT_TOPO_NODE);
-    if (weft_topology_count(WEFT_TOPO_NODE) > 1)
+    const int *node = node_of_pe;
+    if (n_nodes > 1)
         return 1;
     for (int pe = 1; pe < weft_rt.n_pes; pe++)
         if (weft_rt.pe_host[pe] != weft_rt.pe_host[0] || node[pe] != node[0])

@@ -65,6 +65,10 @@ int weft_onnode_share_static(void);
 /* Map every on-node peer's segments (a collective over the launcher:
  * two exchanges). Needs the topology's node ids and the segments. */
 void weft_onnode_init(void);
+/* node_of[pe]: the node (within its host) of each PE, count: how many
+ * nodes the job has; given by the runtime before anything else here, kept
+ * until weft_onnode_fini. */
+void weft_onnode_set_nodes(const int *node_of, int count);
 void weft_onnode_fini(void);
 void weft_onnode_describe(FILE *out);
 
