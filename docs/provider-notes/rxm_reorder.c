@@ -365,7 +365,7 @@ int main(int argc, char **argv)
     hints->tx_attr->msg_order = FI_ORDER_SAS;
     hints->rx_attr->msg_order = FI_ORDER_SAS;
     int weft = getenv("PROBE_WEFT") && atoi(getenv("PROBE_WEFT"));
-    if (weft) { /* as src/transport/ofi/ofi_init.c sets them; the user's values win */
+    if (weft) { /* as src/transport/ofi/ofi_select.c sets them; the user's values win */
         setenv("FI_OFI_RXM_BUFFER_SIZE", "4096", 0);
         setenv("FI_OFI_RXM_MSG_RX_SIZE", "128", 0);
         setenv("FI_TCP_IFACE", "lo", 0);

@@ -163,7 +163,7 @@ void weft_ofi_coal_put_word(uint64_t off, uint64_t bits, size_t len, int pe, int
  * provider: on libfabric 1.17 tcp;ofi_rxm a message above rxm's eager
  * limit completes at the target after smaller ones sent later, so a small
  * batch with a flag could be applied before a full one with the data.
- * ofi_init.c sets the limit above every engine message; this rule covers
+ * ofi_select.c sets the limit above every message of the layer; this rule covers
  * a user who sets FI_OFI_RXM_BUFFER_SIZE lower (docs/providers.md,
  * problem 7). */
 void weft_ofi_coal_flush_try(int from_thread)

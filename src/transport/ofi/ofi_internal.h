@@ -1,8 +1,8 @@
 /* ofi_internal.h owns the private state of the libfabric transport: the
  * per-context transmit resources (struct weft_ofi_tx), the process-wide
  * fabric/domain/CQ/MR state (weft_ofi), remote addressing helpers and the
- * wait/retry helpers shared by ofi_init.c, ofi_rma.c, ofi_amo.c and
- * ofi_msg.c. Nothing outside src/transport/ofi/ includes it. */
+ * wait/retry helpers shared by the ofi_*.c files. Nothing outside
+ * src/transport/ofi/ includes it. */
 #ifndef WEFT_OFI_INTERNAL_H
 #define WEFT_OFI_INTERNAL_H
 
