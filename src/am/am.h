@@ -22,9 +22,9 @@
  * one consumer.
  *
  * The engine sits above the transports and nothing below includes it:
- * weft's software atomics are the libfabric transport's own messages
- * (src/transport/ofi/ofi_amo.c), and on-node peers need none (an atomic
- * there is the CPU's own, on the mapped heap). */
+ * weft's software atomics are the libfabric transport's own messages,
+ * and on-node peers need none (an atomic there is the CPU's own, on the
+ * mapped heap). */
 #ifndef WEFT_AM_H
 #define WEFT_AM_H
 
