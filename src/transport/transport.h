@@ -281,7 +281,7 @@ static inline void weft_transport_settle_applied(void)
 }
 /* Requests of peers this PE's progress has served so far, into *count;
  * returns 0 when that cannot be told (then a waiting PE must not nap:
- * core/sync.c). With every PE direct a PE serves nobody: peers reach its
+ * runtime/sync.c). With every PE direct a PE serves nobody: peers reach its
  * memory without it. */
 static inline int weft_transport_served(uint64_t *count)
 {
@@ -291,7 +291,7 @@ static inline int weft_transport_served(uint64_t *count)
     }
     return weft_ofi_served(count);
 }
-/* A progress call costs system calls (core/sync.c bounds spins in time). */
+/* A progress call costs system calls (runtime/sync.c bounds spins in time). */
 static inline int weft_transport_progress_syscalls(void)
 {
     return !weft_onnode.all_direct && weft_ofi_progress_syscalls;

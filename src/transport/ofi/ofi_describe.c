@@ -3,8 +3,8 @@
  * orderings, completion, contexts, the AMO table). */
 #include <string.h>
 
-#include "../onnode/onnode.h"
-#include "ofi_internal.h"
+#include "transport/onnode/onnode.h"
+#include "transport/ofi/ofi_internal.h"
 
 static const char *progress_name(enum fi_progress p)
 {

@@ -256,7 +256,7 @@ static int open_cq(int thread_on)
      * so the thread naps WEFT_PROGRESS_INTERVAL on every provider. On an
      * oversubscribed host where the provider cannot count the requests a
      * PE serves (tcp;ofi_rxm has no FI_RMA_EVENT), idle waits nap on the
-     * descriptor instead (core/sync.c): without it every waiting PE yields,
+     * descriptor instead (runtime/sync.c): without it every waiting PE yields,
      * and two PEs sharing a CPU then take turns only at the scheduler's
      * tick (get at 4 PEs on 2 CPUs: 1 ms in some runs, 31-43 us napping). */
     int naps = weft_idle_naps_possible(), rma_events = !!(weft_ofi.fab.info->caps & FI_RMA_EVENT);
@@ -274,7 +274,7 @@ static int open_cq(int thread_on)
 
     /* Peers' reads, writes and atomics served by this PE's progress are
      * counted where the host is oversubscribed, so that a waiting PE can
-     * tell whether it serves anyone (core/sync.c, idle naps). shm counts
+     * tell whether it serves anyone (runtime/sync.c, idle naps). shm counts
      * them (FI_RMA_EVENT); tcp;ofi_rxm cannot, and its PEs nap on the
      * CQ's descriptor instead (naps_on_cq_fd above). */
     /* Gets read by CMA (ofi_cma.c) look at the same count. */
@@ -512,7 +512,7 @@ static void apply_queued(void)
 void weft_ofi_fini(void)
 {
     if (weft_ofi.unused) {
-        /* Finalize's synchronization (core/init.c) is this barrier. */
+        /* Finalize's synchronization (runtime/init.c) is this barrier. */
         (void)weft_boot_barrier();
         weft_ofi.unused = 0;
         return;

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ofi_internal.h"
-#include "ofi_msg.h"
+#include "transport/ofi/ofi_internal.h"
+#include "transport/ofi/ofi_msg.h"
 
 #define MR_MODE_SUPPORTED \
     (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT)

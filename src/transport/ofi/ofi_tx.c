@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ofi_internal.h"
+#include "transport/ofi/ofi_internal.h"
 
 struct weft_ofi_tx weft_ofi_tx0;
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ofi_internal.h"
+#include "transport/ofi/ofi_internal.h"
 
 void weft_ofi_fail(const char *what, int pe, ssize_t rc)
 {
