@@ -49,11 +49,10 @@ WEFT_EXPORT const char *weftx_info_launcher_reason(void)
 
 WEFT_EXPORT const char *weftx_info_provider(void)
 {
-    return weft_ofi_provider_name();
+    return weft_transport_provider_name();
 }
 
 WEFT_EXPORT void weftx_info_describe_transport(FILE *out)
 {
-    weft_ofi_describe(out);
-    weft_onnode_describe(out);
+    weft_transport_describe(out);
 }
