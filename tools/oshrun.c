@@ -161,16 +161,18 @@ static void signal_all(int sig)
 
 
 /* Start taking the job down: the first reason wins and sets the status. */
-void teardown(int code, int sig, const char *fmt, ...)
+void teardown_as(int quiet, int code, int sig, const char *fmt, ...)
 {
     if (tearing_down)
         return;
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    msg("%s: %s; terminating job", prog_name, buf);
+    if (!quiet) {
+        char buf[512];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof buf, fmt, ap);
+        va_end(ap);
+        msg("%s: %s; terminating job", prog_name, buf);
+    }
     tearing_down = 1;
     exit_code = code;
     if (abort_timeout <= 0) {
@@ -285,8 +287,8 @@ static void reap(void)
         remove_shm_files(pid);
         const char *how = p->connected && !p->finalized ? " without calling shmem_finalize" : "";
         if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
-            teardown(WEXITSTATUS(st), SIGTERM, "PE %d exited with status %d%s", r, WEXITSTATUS(st),
-                     how);
+            teardown_as(p->explained, WEXITSTATUS(st), SIGTERM, "PE %d exited with status %d%s", r,
+                        WEXITSTATUS(st), how);
         } else if (WIFSIGNALED(st)) {
             int s = WTERMSIG(st);
             teardown(128 + s, SIGTERM, "PE %d killed by signal %d (%s)%s%s", r, s, strsignal(s),
@@ -294,7 +296,7 @@ static void reap(void)
         } else if (*how) {
             /* Its peers may be waiting for it in a collective that can
              * never complete; as Open MPI does, end the job. */
-            teardown(1, SIGTERM, "PE %d exited with status 0%s", r, how);
+            teardown_as(p->explained, 1, SIGTERM, "PE %d exited with status 0%s", r, how);
         }
         check_barrier_deadlock();
     }

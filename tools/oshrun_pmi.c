@@ -240,7 +240,9 @@ static void handle_request(int rank, char *line)
         const char *v = tok_get(t, n, "pmi_version");
         int ok = v && strcmp(v, "1") == 0;
         p->connected = 1;
-        reply(p, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=%d", ok ? 0 : -1);
+        /* weft_explained=1: weft may say it printed why it ends (below). */
+        reply(p, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=%d weft_explained=1",
+              ok ? 0 : -1);
     } else if (strcmp(cmd, "get_maxes") == 0) {
         reply(p, "cmd=maxes kvsname_max=%d keylen_max=%d vallen_max=%d", KVSNAME_MAX, KEYLEN_MAX,
               VALLEN_MAX);
@@ -301,8 +303,10 @@ static void handle_request(int rank, char *line)
         /* exitcode=0 comes from shmem_global_exit(0): the job ends, with 0. */
         int code = job_status(v ? atoi(v) : 1);
         const char *m = tok_get(t, n, "error_msg");
-        teardown(code, SIGTERM, "PE %d called abort with exit code %d%s%s", rank,
-                 v ? atoi(v) : 1, m ? ": " : "", m ? m : "");
+        teardown_as(p->explained, code, SIGTERM, "PE %d called abort with exit code %d%s%s", rank,
+                    v ? atoi(v) : 1, m ? ": " : "", m ? m : "");
+    } else if (strcmp(cmd, "weft_explained") == 0) {
+        p->explained = 1; /* no reply: the PE is on its way out */
     } else if (strcmp(cmd, "finalize") == 0) {
         p->finalized = 1;
         reply(p, "cmd=finalize_ack");

@@ -21,6 +21,7 @@ struct pe {
     double stopped_at; /* when we saw it stopped (SIGSTOP, SIGTSTP...), 0 if running */
     int stop_sig;
     int finalized; /* sent cmd=finalize */
+    int explained; /* sent cmd=weft_explained: it printed why it ends */
     size_t kv_keys, kv_bytes; /* what it stores in our key-value store */
     int kv_warned;
 };
@@ -33,7 +34,12 @@ extern const char *prog_name;
 /* One line on stderr. */
 void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Start taking the job down: the first reason wins and sets the status. */
-void teardown(int code, int sig, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* quiet: the PE that caused it printed the reason itself (weft does for
+ * every end it sees, and says so: cmd=weft_explained), so the job shows
+ * one line. */
+void teardown_as(int quiet, int code, int sig, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#define teardown(...) teardown_as(0, __VA_ARGS__)
 
 /* The server's side (oshrun_pmi.c). */
 void pmi_server_init(void); /* names the job's key-value space */

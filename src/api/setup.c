@@ -94,7 +94,7 @@ void shmem_finalize(void)
     weft_runtime_finalize();
 }
 
-void shmem_global_exit(int status) { weft_runtime_global_exit(status); }
+void shmem_global_exit(int status) { weft_runtime_global_exit("shmem_global_exit", status); }
 
 int shmem_my_pe(void) { return weft_rt.initialized ? weft_rt.my_pe : -1; }
 

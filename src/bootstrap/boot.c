@@ -403,9 +403,15 @@ int weft_boot_allgather(const char *key, const void *mine, void *all, size_t len
     return 0;
 }
 
-int weft_boot_alive(void)
+int weft_boot_watch_fd(void)
 {
-    return boot_kind == BOOT_PMI1 ? weft_pmi1_alive() : 1;
+    return boot_kind == BOOT_PMI1 ? weft_pmi1_fd() : -1;
+}
+
+void weft_boot_explained(void)
+{
+    if (boot_kind == BOOT_PMI1)
+        weft_pmi1_explained();
 }
 
 int weft_boot_barrier(void)

@@ -44,9 +44,13 @@ int weft_boot_barrier(void);
  * Never returns. */
 __attribute__((noreturn)) void weft_boot_abort(int status, const char *msg);
 
-/* 0 once the launcher's connection has closed (the launcher died), else 1.
- * Cheap and non-blocking; called from long waits. */
-int weft_boot_alive(void);
+/* The descriptor whose closing means the launcher is gone (PMI-1), -1 if
+ * there is none to watch (PMIx reports it as an event, singleton). */
+int weft_boot_watch_fd(void);
+
+/* This PE printed why it ends: a launcher that would say it too (oshrun)
+ * is told not to. */
+void weft_boot_explained(void);
 
 /* Tell the launcher we finished cleanly. */
 int weft_boot_finalize(void);

@@ -47,6 +47,7 @@ static struct {
      * bytes: requests go one at a time and whole lines stay that short. */
     int one_by_one;
     size_t line_max; /* 0: no limit beyond vallen_max */
+    int takes_notes; /* oshrun: cmd=weft_explained is understood */
 } pmi = { .fd = -1 };
 
 static const char hexdig[] = "0123456789abcdef";
@@ -393,6 +394,7 @@ int weft_pmi1_init(int fd, int rank, int size)
         weft_warn("bootstrap", "PMI-1: the launcher refused PMI version 1.1: '%.120s'", line);
         return -1;
     }
+    pmi.takes_notes = field_is(line, "weft_explained", "1");
 
     if (wbuf_printf("cmd=get_maxes") != 0 || !(line = transact("maxes", "cmd=get_maxes")))
         return -1;
@@ -690,22 +692,18 @@ void weft_pmi1_abort(int status)
     }
 }
 
-int weft_pmi1_alive(void)
+int weft_pmi1_fd(void)
 {
-    if (pmi.fd < 0)
-        return 1;
-    struct pollfd pfd = { .fd = pmi.fd, .events = POLLIN };
-    if (poll(&pfd, 1, 0) <= 0)
-        return 1;
-    if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
-        return 0;
-    /* Readable outside a request: either the end of the stream or bytes
-     * nobody asked for; look without taking them. */
-    char c;
-    ssize_t n = recv(pmi.fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n == 0)
-        return 0;
-    return 1;
+    return pmi.fd;
+}
+
+void weft_pmi1_explained(void)
+{
+    if (pmi.fd < 0 || !pmi.takes_notes)
+        return;
+    pmi.wlen = 0;
+    if (wbuf_printf("cmd=weft_explained") == 0)
+        (void)send_request();
 }
 
 int weft_pmi1_finalize(void)

@@ -27,9 +27,11 @@ int weft_pmi1_get(int rank, const char *key, void *val, size_t *len);
 /* Send cmd=abort exitcode=status and wait (briefly) for the launcher to
  * kill us. Returns if the launcher did not. */
 void weft_pmi1_abort(int status);
-/* 0 if the launcher closed the connection (it died), else 1; never
- * blocks and consumes nothing. */
-int weft_pmi1_alive(void);
+/* The connection to the launcher, -1 when closed. */
+int weft_pmi1_fd(void);
+/* Tell a launcher that takes the note (oshrun says so in its reply to
+ * cmd=init) that this PE printed why it ends: the launcher need not. */
+void weft_pmi1_explained(void);
 /* cmd=finalize / cmd=finalize_ack, then close the connection. */
 int weft_pmi1_finalize(void);
 

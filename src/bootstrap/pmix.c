@@ -7,15 +7,19 @@
  * libpmix is found (WEFT_HAVE_PMIX); boot.c never calls in otherwise. */
 #include "bootstrap/pmix_boot.h"
 #include "core/error.h"
+#include "core/lifeline.h"
 #include "core/tunables.h"
 
 #if WEFT_HAVE_PMIX
 
 #include <pmix.h>
-#include <stdlib.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 static pmix_proc_t myproc;
 static int pmix_up;
@@ -47,6 +51,47 @@ static long get_number(const pmix_proc_t *who, const char *attr)
     return out;
 }
 
+/* PMIx's own thread calls this when the connection to the local server
+ * (mpirun, prted, slurmstepd) is lost: the launcher is gone. */
+static void server_lost(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                        pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                        pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)source;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    if (cbfunc)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    if (pmix_up)
+        weft_launcher_gone(status == PMIX_ERR_UNREACH ? "its PMIx server is unreachable"
+                                                      : "the connection to its PMIx server "
+                                                        "was lost");
+}
+
+/* Die with the launcher: its PMIx event, and the parent-death signal (the
+ * parent is the launcher's daemon: mpirun, prted, slurmstepd). SIGTERM, so
+ * that libfabric's shm provider can remove its region on the way; a PE
+ * that ignores it is ended by the event or by core/lifeline.c's thread. */
+static void watch_server(void)
+{
+    /* PMIx 4 reports PMIX_ERR_LOST_CONNECTION; older ones the name kept
+     * in pmix_deprecated.h. */
+    pmix_status_t codes[] = {PMIX_ERR_LOST_CONNECTION, PMIX_ERR_UNREACH,
+#ifdef PMIX_ERR_LOST_CONNECTION_TO_SERVER
+                             PMIX_ERR_LOST_CONNECTION_TO_SERVER
+#endif
+    };
+    pmix_status_t rc = PMIx_Register_event_handler(codes, sizeof codes / sizeof codes[0], NULL, 0,
+                                                   server_lost, NULL, NULL);
+    if (rc < 0)
+        weft_debug("pmix: registering for the loss of the server: %s", PMIx_Error_string(rc));
+    if (getppid() > 1)
+        (void)prctl(PR_SET_PDEATHSIG, SIGTERM);
+}
+
 int weft_pmix_init(int *rank, int *size, int *local_rank, int *local_size, int *node)
 {
     pmix_status_t rc = PMIx_Init(&myproc, NULL, 0);
@@ -56,6 +101,7 @@ int weft_pmix_init(int *rank, int *size, int *local_rank, int *local_size, int *
         return -1;
     }
     pmix_up = 1;
+    watch_server();
     pmix_proc_t wild;
     PMIX_PROC_LOAD(&wild, myproc.nspace, PMIX_RANK_WILDCARD);
     long n = get_number(&wild, PMIX_JOB_SIZE);
@@ -180,6 +226,7 @@ int weft_pmix_finalize(void)
     if (!pmix_up)
         return 0;
     pmix_up = 0;
+    weft_lifeline_leaving(); /* the server may close on us now */
     pmix_status_t rc = PMIx_Finalize(NULL, 0);
     if (rc != PMIX_SUCCESS) {
         weft_warn("bootstrap", "PMIx_Finalize: %s", PMIx_Error_string(rc));

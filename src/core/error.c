@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "core/lifeline.h"
 #include "core/runtime.h"
 
 int weft_debug_enabled;
@@ -46,9 +47,21 @@ void weft_fatal(const char *call, const char *fmt, ...)
     weft_vreport("", call, fmt, ap);
     va_end(ap);
     fflush(stdout);
+    weft_lifeline_leaving();
+    /* No libfabric call here (this may run inside one): the names of our
+     * shm regions go, their memory with the process. */
+    weft_shm_files_remove();
     if (weft_rt.boot_up && job_abort)
         job_abort(1, NULL); /* message already printed */
     _exit(1);
+}
+
+void weft_say(const char *call, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    weft_vreport("", call, fmt, ap);
+    va_end(ap);
 }
 
 void weft_warn(const char *call, const char *fmt, ...)

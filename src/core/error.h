@@ -20,6 +20,9 @@
 /* Print "weft: PE n: call: message" and abort the whole job (non-zero exit,
  * every PE gone). Safe before init (then it just exits). */
 WEFT_NORETURN void weft_fatal(const char *call, const char *fmt, ...) WEFT_PRINTF(2, 3);
+/* One line "weft: PE n: call: ..." on stderr, for an end of the job that is
+ * not an error of weft's (exit before finalize, shmem_global_exit). */
+void weft_say(const char *call, const char *fmt, ...) WEFT_PRINTF(2, 3);
 /* A warning on stderr, once per distinct call site is the caller's job. */
 void weft_warn(const char *call, const char *fmt, ...) WEFT_PRINTF(2, 3);
 /* Debug trace when WEFT_DEBUG is set. */

@@ -294,7 +294,7 @@ void weft_gasnet_exit(int exitcode)
     fflush(stdout);
     fflush(stderr);
     if (!weft_gn.attached || weft_gn_cur)
-        weft_runtime_global_exit(exitcode);
+        weft_runtime_global_exit("gasnet_exit", exitcode);
     int n = weft_rt.n_pes;
     for (int pe = 0; pe < n; pe++) {
         if (pe == weft_rt.my_pe)
@@ -311,7 +311,7 @@ void weft_gasnet_exit(int exitcode)
         weft_poll_yield(&spins);
         clock_gettime(CLOCK_MONOTONIC, &t);
         if ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) > EXIT_WAIT_NS)
-            weft_runtime_global_exit(exitcode);
+            weft_runtime_global_exit("gasnet_exit", exitcode);
     }
     weft_transport_quiet(&weft_ctx_default);
     weft_barrier_all_internal(); /* nobody sends to us any more */

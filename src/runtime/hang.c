@@ -1,20 +1,17 @@
-/* hang.c owns what a waiting PE notices about the rest of the job: the
- * launcher's death, a peer that entered shmem_finalize while this PE waits
- * for it in a collective (the mismatch can never resolve), and, with
- * WEFT_HANG_TIMEOUT, a job in which no PE has made progress for that long,
- * which it reports (every PE: the routine it is blocked in and its
- * arguments, and the PEs that are silent: stopped, exited, or not
- * answering) and then aborts. All of it runs from the slow phase of
+/* hang.c owns what a waiting PE notices about the rest of the job: a peer
+ * that entered shmem_finalize while this PE waits for it in a collective
+ * (the mismatch can never resolve), and, with WEFT_HANG_TIMEOUT, a job in
+ * which no PE has made progress for that long, which it reports (every PE:
+ * the routine it is blocked in and its arguments, and the PEs that are
+ * silent: stopped, exited, or not answering) and then aborts. All of it runs from the slow phase of
  * weft_poll_yield, after a wait has spun past its budget; the fast paths
  * only ever store into the calling thread's weft_wait record. */
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "bootstrap/bootstrap.h"
 #include "transport/transport.h"
 #include "core/runtime.h"
 #include "runtime/team.h"
@@ -29,7 +26,6 @@ static __thread struct {
     unsigned last_s;  /* its spin count: a smaller one is a new wait */
     int in;           /* re-entry guard (the hook's own transfers poll) */
     double fin_seen;  /* when a finalize notice was first seen in this wait */
-    double next_alive; /* next check of the launcher connection */
     double asked;     /* when this thread last asked for acknowledgements */
     double first_asked; /* when it first asked in this wait */
     uint64_t round;   /* the round it asked in */
@@ -215,19 +211,6 @@ static int silent_peer(int pe, double t, char *out, size_t room, size_t *len)
     return 1;
 }
 
-static void launcher_gone(void)
-{
-    char line[200];
-    int n = snprintf(line, sizeof line,
-                     "weft: PE %d: the launcher is gone (its PMI connection closed); exiting\n",
-                     weft_rt.my_pe);
-    ssize_t wr = write(STDERR_FILENO, line, (size_t)n);
-    (void)wr;
-    /* SIGTERM lets libfabric's shm provider remove its region on the way. */
-    raise(SIGTERM);
-    _exit(1);
-}
-
 static void hang_step(struct weft_internal_sym *sym, double t)
 {
     double waited = t - ws.start;
@@ -308,11 +291,6 @@ void weft_wait_slow(unsigned s)
     }
     ws.last_s = s;
     ws.last = t;
-    if (t >= ws.next_alive) {
-        ws.next_alive = t + 0.25;
-        if (weft_rt.boot_up && !weft_boot_alive())
-            launcher_gone();
-    }
     struct weft_internal_sym *sym = weft_rt.sym;
     if (sym && weft_rt.initialized) {
         uint64_t fin = __atomic_load_n(&sym->fin_notice, __ATOMIC_ACQUIRE);

@@ -10,6 +10,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "transport/transport.h"
+#include "core/lifeline.h"
 #include "core/runtime.h"
 #include "runtime/team.h"
 #include "runtime/topology.h"
@@ -17,20 +18,47 @@
 #include "runtime/lifecycle.h"
 
 static int atexit_registered;
+static pid_t init_pid; /* a child forked by the program is not the PE */
+
+/* The job's status for a status a PE passes on (exit, shmem_global_exit):
+ * its low byte, or 1 if that is 0 but the status is not (256, INT_MIN). */
+static int job_status(int status)
+{
+    return status == 0 ? 0 : (status & 0xff) ? status & 0xff : 1;
+}
+
+/* weft_fatal's way out once the launcher is connected: the line is printed,
+ * the launcher need not print its own (oshrun), then the job ends. */
+static void abort_explained(int status, const char *msg)
+{
+    weft_boot_explained();
+    weft_boot_abort(status, msg);
+}
 
 /* The implicit finalize of a program that leaves without shmem_finalize.
  * After exit(0) (or a return from main) it finalizes as shmem_finalize
  * would; its synchronization is the launcher's barrier and its notice to
  * the peers (runtime/hang.c), never a barrier a peer's shmem_barrier_all could
- * pair with. After a non-zero exit status it does not wait for anyone: the
- * launcher sees the status and ends the job. */
+ * pair with. After a non-zero exit status it does not wait for anyone: it
+ * says why the job ends and has the launcher end it with that status (an
+ * abort: Hydra, left to see the exit, may kill the peers first and report
+ * their SIGKILL instead). */
 static void weft_finalize_at_exit(int status, void *arg)
 {
     (void)arg;
-    if (!weft_rt.initialized)
+    if (!weft_rt.initialized || getpid() != init_pid)
         return;
     if (status != 0) {
+        weft_lifeline_leaving();
+        if (weft_rt.boot_up && strcmp(weft_boot_name(), "singleton") != 0) {
+            weft_say("exit", "called with status %d before shmem_finalize, ending the job "
+                     "with status %d", status, job_status(status));
+            weft_boot_explained();
+        }
         weft_transport_abandon(); /* the provider's shared-memory region goes with us */
+        weft_shm_files_remove();
+        if (weft_rt.boot_up && strcmp(weft_boot_name(), "singleton") != 0)
+            weft_boot_abort(status, NULL);
         return;
     }
     weft_runtime_finalize();
@@ -108,7 +136,9 @@ int weft_runtime_init(int requested, int *provided)
     weft_rt.my_pe = rank;
     weft_rt.n_pes = size;
     weft_rt.boot_up = 1;
-    weft_set_job_abort(weft_boot_abort);
+    weft_set_job_abort(abort_explained);
+    if (strcmp(weft_boot_name(), "singleton") != 0)
+        weft_lifeline_start(weft_boot_watch_fd(), (int)getppid());
     if (gethostname(weft_rt.hostname, sizeof weft_rt.hostname - 1) != 0)
         strcpy(weft_rt.hostname, "localhost");
     weft_debug("launcher %s: %s; PE %d of %d on %s", weft_boot_name(), weft_boot_reason(), rank,
@@ -159,6 +189,7 @@ int weft_runtime_init(int requested, int *provided)
 
     weft_rt.initialized = 1;
     weft_rt.finalized = 0;
+    init_pid = getpid();
     if (!atexit_registered) {
         on_exit(weft_finalize_at_exit, NULL);
         atexit_registered = 1;
@@ -177,6 +208,11 @@ int weft_runtime_init(int requested, int *provided)
         weft_barrier_all_internal();
     }
     weft_transport_wireup_done(); /* every PE reached its peers: the bound is lifted */
+    /* Every peer has mapped our shm regions (at its fi_av_insert, before
+     * this barrier): their names can go, and a PE killed from now on
+     * (SIGKILL from Hydra, or from anyone) leaves no file behind. */
+    if (!weft_transport_libfabric_unused())
+        weft_shm_files_remove();
     print_banner();
     return 0;
 }
@@ -198,6 +234,7 @@ void weft_runtime_finalize(void)
     weft_rt.initialized = 0;
     weft_rt.finalized = 1;
     weft_transport_fini_libfabric();
+    weft_lifeline_stop(); /* the launcher may close the connection after this */
     weft_boot_finalize();
     weft_rt.boot_up = 0;
     weft_set_job_abort(NULL);
@@ -210,14 +247,23 @@ void weft_runtime_finalize(void)
     weft_rt.sym = NULL;
 }
 
-void weft_runtime_global_exit(int status)
+void weft_runtime_global_exit(const char *call, int status)
 {
     fflush(stdout);
     fflush(stderr);
+    weft_lifeline_leaving();
+    if (weft_rt.boot_up && strcmp(weft_boot_name(), "singleton") != 0) {
+        char named[64];
+        snprintf(named, sizeof named, "%s(%d)", call, status);
+        weft_say(named, "the program ends the job with status %d%s", job_status(status),
+                 status != 0 && !(status & 0xff) ? " (its argument's low byte is 0)" : "");
+        weft_boot_explained();
+    }
     weft_transport_abandon();
+    weft_shm_files_remove();
     if (weft_rt.boot_up)
         weft_boot_abort(status, NULL);
     /* A non-zero status whose low byte is 0 (256, INT_MIN) must not read
      * as success. */
-    _exit(status == 0 ? 0 : (status & 0xff) ? status & 0xff : 1);
+    _exit(job_status(status));
 }

@@ -12,7 +12,10 @@
 /* ---- lifecycle (runtime/init.c) ---------------------------------------- */
 int weft_runtime_init(int requested_thread_level, int *provided);
 void weft_runtime_finalize(void);
-WEFT_NORETURN void weft_runtime_global_exit(int status);
+/* shmem_global_exit, gasnet_exit (call names which): one line saying so,
+ * then the job ends with status's low byte (1 if that is 0 but status is
+ * not). */
+WEFT_NORETURN void weft_runtime_global_exit(const char *call, int status);
 
 /* Host identity of every PE (runtime/node.c), before the transport starts. */
 void weft_node_init(void);
@@ -27,8 +30,8 @@ char weft_node_peer_state(int pe, long *pid);
 int weft_host_oversubscribed(void);
 
 /* The slow phase of a wait (sync.c calls it once a wait has spun past its
- * budget): notices the launcher's death, a peer that finalized under a
- * collective we wait in, and hangs (WEFT_HANG_TIMEOUT). */
+ * budget): notices a peer that finalized under a collective we wait in,
+ * and hangs (WEFT_HANG_TIMEOUT). */
 void weft_wait_slow(unsigned spins);
 /* Init (collective: allocates the acknowledgement array) and finalize's
  * announcement to the peers. */

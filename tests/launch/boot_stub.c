@@ -1,6 +1,7 @@
 /* boot_stub.c: just enough of the core (errors, tunables) for the launcher
  * tests to link the bootstrap sources on their own, without libweft. */
 #include "core/error.h"
+#include "core/lifeline.h"
 #include "core/tunables.h"
 
 #include <stdarg.h>
@@ -59,4 +60,14 @@ void weft_debug(const char *fmt, ...)
     va_start(ap, fmt);
     vmsg("debug: ", NULL, fmt, ap);
     va_end(ap);
+}
+
+/* The launcher watch of core/lifeline.c: boot_test ends as the PMIx event
+ * says, without the thread. */
+void weft_lifeline_leaving(void) {}
+
+void weft_launcher_gone(const char *how)
+{
+    fprintf(stderr, "weft: the launcher is gone (%s); exiting\n", how);
+    _exit(1);
 }
