@@ -7,13 +7,19 @@
  *
  *   exit CODE          PE R calls exit(CODE) without shmem_finalize; the
  *                      others enter shmem_barrier_all
+ *   _exit CODE         PE R calls _exit(CODE): weft cannot see it; the
+ *                      others enter shmem_barrier_all
+ *   bad-pe             PE R calls shmem_int_p with pe = the number of PEs
+ *                      (a fatal error); the others wait
  *   finalize-alone     PE R calls shmem_finalize and returns 0; the others
  *                      enter shmem_barrier_all
  *   abort              PE R calls abort(); the others wait in barrier_all
  *   global-exit CODE   PE R calls shmem_global_exit(CODE); the others wait
- *   wait               every PE waits forever in shmem_int_wait_until
- *                      (for signals and kills from outside)
- *   spin               every PE computes forever without calling weft
+ *   wait [TERM]        every PE waits forever in shmem_int_wait_until
+ *                      (for signals and kills from outside); TERM
+ *                      "ignore-term" or "block-term": every PE ignores or
+ *                      blocks SIGTERM first
+ *   spin [TERM]        every PE computes forever without calling weft
  *   compute            PE R computes forever without calling weft, the
  *                      others wait for it (not a hang)
  *   mismatch           PE R enters shmem_barrier_all, the others a sum
@@ -137,6 +143,14 @@ int main(int argc, char **argv)
         return run_pass(me, n);
     if (strcmp(mode, "listen") == 0)
         return run_listen(me);
+    if (argc > 2 && strcmp(argv[2], "ignore-term") == 0) {
+        signal(SIGTERM, SIG_IGN);
+    } else if (argc > 2 && strcmp(argv[2], "block-term") == 0) {
+        sigset_t term;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        sigprocmask(SIG_BLOCK, &term, NULL);
+    }
     shmem_barrier_all();
     if (me == bad) /* launch_check --mark: the fault starts now */
         fprintf(stderr, "fault: PE %d: scenario %s starts\n", me, mode);
@@ -145,6 +159,14 @@ int main(int argc, char **argv)
         if (me == bad)
             exit(code);
         shmem_barrier_all();
+    } else if (strcmp(mode, "_exit") == 0) {
+        if (me == bad)
+            _exit(code);
+        shmem_barrier_all();
+    } else if (strcmp(mode, "bad-pe") == 0) {
+        if (me == bad)
+            shmem_int_p(&flag, 1, n);
+        block_in_wait();
     } else if (strcmp(mode, "finalize-alone") == 0) {
         if (me == bad) {
             shmem_finalize();

@@ -11,6 +11,7 @@
  *   --signal SIG@SEC    send SIG (TERM, INT, ...) to the command after SEC s
  *   --env NAME=VALUE    set an environment variable; --unset NAME
  *   --expect-stderr S   the command's stderr must contain S (repeatable)
+ *   --reject-stderr S   the command's stderr must not contain S (repeatable)
  *   --expect-stdout S   the command's stdout must contain S
  *   --skip-missing      exit 77 (ctest SKIP_RETURN_CODE) if the command is
  *                       not installed
@@ -25,7 +26,9 @@
  *                       appears (the job is set up, whatever its start took)
  *                       (a kill or stop from outside the job)
  *   --launcher-killed   the launcher itself may die by a signal (we sent it
- *                       SIGKILL); --status then compares 128 + the signal
+ *                       SIGKILL); --status then compares 128 + the signal,
+ *                       and with --end-within the job's processes must be
+ *                       gone within that bound of the signal
  *   --end-within SEC    the command must finish within SEC seconds of the
  *                       fault: the signal sent (--signal, --signal-pe) or
  *                       the first appearance of --mark TEXT on its stderr
@@ -332,8 +335,8 @@ int main(int argc, char **argv)
     double within = -1, timeout = 25, sig_at = -1, cont_after = -1;
     int sig = 0;
     char *stdin_text = NULL;
-    const char *want_errs[8] = { NULL }, *want_out = NULL;
-    int n_want_err = 0;
+    const char *want_errs[8] = { NULL }, *want_out = NULL, *bad_errs[8] = { NULL };
+    int n_want_err = 0, n_bad_err = 0;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -401,6 +404,10 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--expect-stderr") == 0) {
             if (n_want_err < 8)
                 want_errs[n_want_err++] = v;
+            i++;
+        } else if (strcmp(a, "--reject-stderr") == 0) {
+            if (n_bad_err < 8)
+                bad_errs[n_bad_err++] = v;
             i++;
         } else if (strcmp(a, "--expect-stdout") == 0) {
             want_out = v, i++;
@@ -529,10 +536,18 @@ int main(int argc, char **argv)
     double elapsed = now() - t0;
 
     /* Nothing of the job may outlive the launcher (zombies that the
-     * launcher's death left to init to reap do not count). */
+     * launcher's death left to init to reap do not count): a second for
+     * its PEs to go, or, when the launcher was killed, as long as the
+     * bound on the job's end allows (they must notice it themselves). */
     int left = 0;
-    for (int k = 0; k < 100 && (left = live_in_group(pid)) > 0; k++)
+    double grace = 1.0;
+    if (launcher_killed && end_within >= 0 && fault_at >= 0)
+        grace = end_within - (now() - t0 - fault_at);
+    for (double until = now() + grace; (left = live_in_group(pid)) > 0 && now() < until;)
         sleep_s(0.01);
+    if (launcher_killed && fault_at >= 0 && !left)
+        printf("launch_check: every process of the job gone %.2f s after the signal\n",
+               now() - t0 - fault_at);
     if (left) {
         fprintf(stderr, "launch_check: FAIL: processes of the job outlived the launcher\n");
         kill(-pid, SIGKILL);
@@ -591,6 +606,12 @@ int main(int argc, char **argv)
     for (int k = 0; k < n_want_err; k++) {
         if (!strstr(err, want_errs[k])) {
             fprintf(stderr, "launch_check: FAIL: stderr lacks \"%s\"\n", want_errs[k]);
+            failed = 1;
+        }
+    }
+    for (int k = 0; k < n_bad_err; k++) {
+        if (strstr(err, bad_errs[k])) {
+            fprintf(stderr, "launch_check: FAIL: stderr has \"%s\"\n", bad_errs[k]);
             failed = 1;
         }
     }
