@@ -9,6 +9,7 @@
  *   --stdin TEXT        feed TEXT (C escapes \n \t \\ understood) on stdin;
  *                       default: stdin is /dev/null
  *   --signal SIG@SEC    send SIG (TERM, INT, ...) to the command after SEC s
+ *                       (SIG@+SEC: SEC s after --mark's text appeared)
  *   --env NAME=VALUE    set an environment variable; --unset NAME
  *   --expect-stderr S   the command's stderr must contain S (repeatable)
  *   --reject-stderr S   the command's stderr must not contain S (repeatable)
@@ -330,7 +331,7 @@ int main(int argc, char **argv)
     int want_status = 0, want_nonzero = 0, skip_missing = 0, may_crash = 0;
     int launcher_killed = 0, shm_clean = 0, pe_rank = -1, pe_sig = 0;
     double pe_sig_at = -1, end_within = -1, fault_at = -1, mark_at = -1;
-    int pe_sig_after_mark = 0;
+    int pe_sig_after_mark = 0, sig_after_mark = 0;
     const char *mark = NULL;
     double within = -1, timeout = 25, sig_at = -1, cont_after = -1;
     int sig = 0;
@@ -379,7 +380,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "launch_check: --signal: unknown signal '%s'\n", v);
                 return 2;
             }
-            sig_at = atof(at + 1);
+            sig_after_mark = at[1] == '+';
+            sig_at = atof(at + 1 + sig_after_mark);
             i++;
         } else if (strcmp(a, "--end-within") == 0) {
             end_within = atof(v), i++;
@@ -487,7 +489,8 @@ int main(int argc, char **argv)
             if (strstr(buf, mark))
                 fault_at = mark_at = t;
         }
-        if (sig && !sent && t >= sig_at) {
+        if (sig && !sent && (sig_after_mark ? mark_at >= 0 && t >= mark_at + sig_at
+                                            : t >= sig_at)) {
             scan_group(pid, remember, NULL);
             kill(pid, sig);
             sent = 1;
