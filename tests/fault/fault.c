@@ -9,6 +9,9 @@
  *                      others enter shmem_barrier_all
  *   _exit CODE         PE R calls _exit(CODE): weft cannot see it; the
  *                      others enter shmem_barrier_all
+ *   fork-exit          every PE forks a child that calls exit(3) without
+ *                      exec (it is not a PE: the job must go on), then
+ *                      finalizes; exit 0
  *   bad-pe             PE R calls shmem_int_p with pe = the number of PEs
  *                      (a fatal error); the others wait
  *   finalize-alone     PE R calls shmem_finalize and returns 0; the others
@@ -41,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int flag;
@@ -163,6 +167,14 @@ int main(int argc, char **argv)
         if (me == bad)
             _exit(code);
         shmem_barrier_all();
+    } else if (strcmp(mode, "fork-exit") == 0) {
+        pid_t child = fork();
+        if (child == 0)
+            exit(3);
+        waitpid(child, NULL, 0);
+        shmem_barrier_all();
+        shmem_finalize();
+        return 0;
     } else if (strcmp(mode, "bad-pe") == 0) {
         if (me == bad)
             shmem_int_p(&flag, 1, n);
