@@ -84,7 +84,7 @@ void shmemx_oct_destroy(shmemx_oct_t *oct)
     if (WEFT_UNLIKELY(oct == NULL))
         weft_fatal(call, "argument oct is NULL");
     oct_check(call, *oct);
-    weft_sym_block_free(*oct, OCT_OFF(magic));
+    weft_sym_block_free(call, *oct, OCT_OFF(magic));
     *oct = NULL;
 }
 

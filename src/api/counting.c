@@ -62,7 +62,7 @@ void shmemx_ct_free(shmemx_ct_t *ct)
     if (WEFT_UNLIKELY(ct == NULL))
         weft_fatal(call, "argument ct is NULL");
     ct_check(call, *ct);
-    weft_sym_block_free(*ct, offsetof(struct weft_ct, magic));
+    weft_sym_block_free(call, *ct, offsetof(struct weft_ct, magic));
     *ct = NULL;
 }
 

@@ -23,7 +23,7 @@ static inline void *weft_sym_block_new(const char *call, const char *what, size_
                    weft_rt.seg[WEFT_SEG_HEAP].size);
     memset(p, 0, WEFT_SYM_BLOCK);
     memcpy(p + magic_off, &magic, sizeof magic);
-    weft_barrier_all_internal();
+    weft_barrier_all_agreeing(call, WEFT_AGREE_RESULT, p, WEFT_ARG_NONE, 0, WEFT_ARG_NONE, 0);
     return p;
 }
 
@@ -44,9 +44,10 @@ static inline uint64_t weft_sym_block_check(const char *call, const char *arg, c
 
 /* Collective release: the barrier first (its quiet completes the default
  * context's updates bound for the block), then the block is no more. */
-static inline void weft_sym_block_free(void *p, size_t magic_off)
+static inline void weft_sym_block_free(const char *call, void *p, size_t magic_off)
 {
-    weft_barrier_all_internal();
+    weft_barrier_all_agreeing(call, 0, NULL, WEFT_ARG_PTR, (uint64_t)(uintptr_t)p, WEFT_ARG_NONE,
+                              0);
     memset((char *)p + magic_off, 0, sizeof(uint64_t));
     weft_heap_free(p);
 }

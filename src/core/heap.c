@@ -2,6 +2,7 @@
  * on-node path can map peers' heaps) and a deterministic allocator whose
  * bookkeeping lives outside the heap, so identical call sequences on every
  * PE give identical offsets and a stray remote write cannot corrupt it. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,10 @@ struct weft_block {
 };
 
 static struct weft_block *blocks; /* sorted by offset, covering the heap */
+unsigned long weft_heap_frees;
+/* The collective calls change the list from one thread at a time, but a
+ * wait on another thread may look a block up meanwhile (weft_heap_live). */
+static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t nblocks, capblocks;
 
 static void blocks_insert(size_t at, struct weft_block b)
@@ -123,10 +128,21 @@ void weft_heap_fini(void)
     *s = (struct weft_segment){NULL, 0, -1};
     free(blocks);
     blocks = NULL;
+    __atomic_fetch_add(&weft_heap_frees, 1, __ATOMIC_RELAXED);
     nblocks = capblocks = 0;
 }
 
+static void *heap_alloc_locked(size_t align, size_t size);
+
 void *weft_heap_alloc(size_t align, size_t size)
+{
+    pthread_mutex_lock(&blocks_lock);
+    void *p = heap_alloc_locked(align, size);
+    pthread_mutex_unlock(&blocks_lock);
+    return p;
+}
+
+static void *heap_alloc_locked(size_t align, size_t size)
 {
     if (align < WEFT_HEAP_MIN_ALIGN)
         align = WEFT_HEAP_MIN_ALIGN;
@@ -172,19 +188,53 @@ static size_t block_index(void *p)
     return SIZE_MAX;
 }
 
+/* The block holding heap offset off: the last one starting at or below it. */
+static size_t block_holding(size_t off)
+{
+    size_t lo = 0, hi = nblocks;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (blocks[mid].off <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int weft_heap_live(const void *p, size_t len)
+{
+    size_t off = (size_t)((const char *)p - weft_rt.seg[WEFT_SEG_HEAP].base);
+    pthread_mutex_lock(&blocks_lock);
+    int live = 0;
+    if (nblocks > 0 && off < weft_rt.seg[WEFT_SEG_HEAP].size) {
+        const struct weft_block *b = &blocks[block_holding(off)];
+        live = b->used && len <= b->size - (off - b->off);
+    }
+    pthread_mutex_unlock(&blocks_lock);
+    return live;
+}
+
 size_t weft_heap_usable(void *p)
 {
+    pthread_mutex_lock(&blocks_lock);
     size_t i = block_index(p);
-    return i == SIZE_MAX ? 0 : blocks[i].size;
+    size_t usable = i == SIZE_MAX ? 0 : blocks[i].size;
+    pthread_mutex_unlock(&blocks_lock);
+    return usable;
 }
 
 void weft_heap_free(void *p)
 {
+    pthread_mutex_lock(&blocks_lock);
     size_t i = block_index(p);
-    if (i == SIZE_MAX)
+    if (i == SIZE_MAX) {
+        pthread_mutex_unlock(&blocks_lock);
         weft_fatal("shmem_free", "argument ptr=%p was not returned by shmem_malloc (or was "
                    "already freed)", p);
+    }
     blocks[i].used = 0;
+    __atomic_fetch_add(&weft_heap_frees, 1, __ATOMIC_RELAXED);
     if (i + 1 < nblocks && !blocks[i + 1].used) {
         blocks[i].size += blocks[i + 1].size;
         blocks_remove(i + 1);
@@ -193,4 +243,5 @@ void weft_heap_free(void *p)
         blocks[i - 1].size += blocks[i].size;
         blocks_remove(i);
     }
+    pthread_mutex_unlock(&blocks_lock);
 }

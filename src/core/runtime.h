@@ -136,7 +136,8 @@ static inline void weft_fast_set_bases(char *heap, char *data)
  * sit at the same offset on every PE. */
 #define WEFT_BARRIER_ROUNDS 32
 struct weft_internal_sym {
-    uint64_t barrier_flag[WEFT_BARRIER_ROUNDS]; /* dissemination barrier */
+    /* dissemination barrier, one set of flags per parity of its epoch */
+    uint64_t barrier_flag[2][WEFT_BARRIER_ROUNDS];
     uint64_t barrier_epoch;                      /* private count of barriers */
     /* runtime/hang.c, written by peers: a PE entering shmem_finalize posts
      * (its barrier epoch << 24 | its PE + 1); a PE whose wait found no
@@ -148,6 +149,16 @@ struct weft_internal_sym {
     uint64_t hang_req;
     uint64_t hang_report;
     uint64_t *hang_ack;
+    /* The call this PE made at its latest world barrier (runtime/agree.c),
+     * read by peers only when the barrier found a disagreement. */
+    struct weft_agree_rec {
+        char call[40]; /* "": a plain barrier */
+        uint8_t arg[2];    /* enum weft_agree_arg */
+        uint8_t has_result;
+        uint64_t val[2];
+        uint64_t result;   /* heap offset; UINT64_MAX: NULL */
+    } agree;
+    uint64_t agree_reported; /* set by the PE that reported a disagreement */
 };
 
 /* What the calling thread is blocked in (runtime/hang.c): set by a wait
@@ -250,9 +261,33 @@ void weft_poll_yield(unsigned *spins);
 /* 1 if waiting PEs that serve nobody may nap (sync.c): the host is
  * oversubscribed and WEFT_IDLE_NAP is not 0. */
 int weft_idle_naps_possible(void);
-/* A barrier of all PEs usable before teams exist (the message engine's
- * set-up waits in it too). */
+/* The world barrier, usable before teams exist (runtime/sync.c; the
+ * message engine's set-up waits in it too). It carries a 24-bit signature
+ * of the call each PE makes and returns 1 if every PE gave the same one.
+ * weft_barrier_all_internal (runtime/agree.c) is the plain barrier,
+ * signature 0: one that pairs with a peer's allocation ends the job as a
+ * disagreement. */
+int weft_barrier_all_signed(uint32_t sig);
 void weft_barrier_all_internal(void);
+
+/* Collective symmetric allocations (runtime/agree.c): a barrier that also
+ * checks that every PE made the same call with the same arguments (and,
+ * with WEFT_AGREE_RESULT, got the same block). A disagreement ends the job,
+ * one line from one PE naming the call, both PEs and their values. The
+ * values are sizes, counts and alignments, or pointers (ptr: turned into
+ * heap offsets). */
+enum weft_agree_arg {
+    WEFT_ARG_NONE,
+    WEFT_ARG_SIZE,
+    WEFT_ARG_COUNT,
+    WEFT_ARG_ALIGNMENT,
+    WEFT_ARG_PTR,
+    WEFT_ARG_PTR_FOREIGN, /* agree.c: a pointer outside the heap, kept as is */
+};
+#define WEFT_AGREE_RESULT 1
+void weft_barrier_all_agreeing(const char *call, unsigned flags, const void *result,
+                               enum weft_agree_arg a0, uint64_t v0, enum weft_agree_arg a1,
+                               uint64_t v1);
 
 /* Symmetric heap allocator (core/heap.c). All collective callers pass the
  * same sizes in the same order so offsets agree on every PE. */
@@ -260,6 +295,11 @@ void weft_heap_init(size_t size);
 void *weft_heap_alloc(size_t align, size_t size);
 void weft_heap_free(void *p);
 size_t weft_heap_usable(void *p);
+/* 1 if [p, p + len) lies inside one live block (or weft's own data), else 0.
+ * p must be inside the heap. */
+int weft_heap_live(const void *p, size_t len);
+/* Blocks freed so far: a block found live stays live while this is unchanged. */
+extern unsigned long weft_heap_frees;
 void weft_heap_fini(void);
 
 /* The executable's writable segment (.data + .bss), page-aligned. */

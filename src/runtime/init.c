@@ -144,16 +144,23 @@ int weft_runtime_init(int requested, int *provided)
     weft_debug("launcher %s: %s; PE %d of %d on %s", weft_boot_name(), weft_boot_reason(), rank,
                size, weft_rt.hostname);
 
-    weft_node_init();
-    weft_topology_init(); /* needs pe_host; collective over the launcher */
+    /* Everything symmetric addressing assumes equal, checked on the way
+     * (agree.c) before anything is laid out. */
+    char *dbase = NULL;
+    size_t dsize = 0;
+    if (weft_data_segment(&dbase, &dsize) != 0)
+        dsize = 0;
     weft_rt.heap_asked = weft_tun_size(WEFT_TUN_SYMMETRIC_SIZE);
-    weft_heap_init(weft_rt.heap_asked + internal_heap_bytes(weft_rt.heap_asked));
+    size_t heap_bytes = weft_rt.heap_asked + internal_heap_bytes(weft_rt.heap_asked);
+    struct weft_layout layout = {0, weft_rt.heap_asked, heap_bytes, dsize,
+                                 (uint64_t)weft_tun_bool(WEFT_TUN_ONNODE)};
+    weft_node_init(&layout);
+    weft_topology_init(); /* needs pe_host; collective over the launcher */
+    weft_heap_init(heap_bytes);
     weft_rt.sym = weft_heap_alloc(64, sizeof(struct weft_internal_sym));
     memset(weft_rt.sym, 0, sizeof *weft_rt.sym);
 
-    char *dbase;
-    size_t dsize;
-    if (weft_data_segment(&dbase, &dsize) == 0 && dsize > 0)
+    if (dsize > 0)
         weft_rt.seg[WEFT_SEG_DATA] = (struct weft_segment){dbase, dsize, -1};
     /* before anything registers or maps it */
     weft_transport_share_static(weft_topology_ids(WEFT_TOPO_NODE),

@@ -17,8 +17,21 @@ void weft_runtime_finalize(void);
  * not). */
 WEFT_NORETURN void weft_runtime_global_exit(const char *call, int status);
 
-/* Host identity of every PE (runtime/node.c), before the transport starts. */
-void weft_node_init(void);
+/* What symmetric addressing needs every PE to agree on at start-up
+ * (runtime/agree.c checks it): exchanged with the host identity. */
+struct weft_layout {
+    uint64_t host;       /* node.c's host identity (not compared) */
+    uint64_t heap_asked; /* SHMEM_SYMMETRIC_SIZE */
+    uint64_t heap_bytes; /* the heap's mapping: that plus weft's own data */
+    uint64_t data_bytes; /* the program's static data */
+    uint64_t onnode;     /* WEFT_ONNODE: decides which exchanges follow */
+};
+/* Host identity of every PE (runtime/node.c), before the transport starts;
+ * the same exchange carries each PE's layout to weft_layout_agree. */
+void weft_node_init(struct weft_layout *mine);
+/* Ends the job, one line from one PE, if any PE's layout differs from
+ * PE 0's. */
+void weft_layout_agree(const struct weft_layout *all);
 void weft_node_fini(void);
 /* The state letter of a PE on this host as /proc/<pid>/stat shows it now
  * (R, S, D: running or sleeping; T, t: stopped; Z or X: exited), its pid in

@@ -3,7 +3,9 @@
  * different kernels are different hosts), learned once at init through the
  * launcher's key-value exchange; and which process each PE on this host is
  * (pid and start time), so that a waiting PE can see whether a silent node
- * peer is stopped or gone (the hang report, runtime/hang.c). */
+ * peer is stopped or gone (the hang report, runtime/hang.c). The same
+ * exchange carries each PE's symmetric layout for agree.c to compare (no
+ * exchange of its own). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +61,7 @@ static int proc_stat(long pid, char *state, uint64_t *start)
 }
 
 struct node_card {
-    uint64_t host;
+    struct weft_layout layout; /* layout.host: the host identity */
     int64_t pid;
     uint64_t start;
 };
@@ -67,31 +69,37 @@ struct node_card {
 static struct node_card *cards;
 static unsigned char *seen_alive; /* the peer's process was once found */
 
-void weft_node_init(void)
+void weft_node_init(struct weft_layout *layout)
 {
     int n = weft_rt.n_pes;
-    struct node_card mine = {host_identity(), (int64_t)getpid(), 0};
+    layout->host = host_identity();
+    struct node_card mine = {*layout, (int64_t)getpid(), 0};
     char st;
     if (proc_stat((long)mine.pid, &st, &mine.start) != 0)
         mine.start = 0;
     weft_rt.pe_host = calloc((size_t)n, sizeof *weft_rt.pe_host);
     cards = calloc((size_t)n, sizeof *cards);
     seen_alive = calloc((size_t)n, 1);
-    if (!weft_rt.pe_host || !cards || !seen_alive)
+    struct weft_layout *all = calloc((size_t)n, sizeof *all);
+    if (!weft_rt.pe_host || !cards || !seen_alive || !all)
         weft_fatal("shmem_init", "out of memory for %d host identities", n);
     if (weft_boot_allgather("weft-host", &mine, cards, sizeof mine) != 0)
         weft_fatal("shmem_init", "cannot exchange host identities through the launcher");
+    for (int i = 0; i < n; i++)
+        all[i] = cards[i].layout;
+    weft_layout_agree(all);
+    free(all);
     weft_rt.single_node = 1;
     for (int i = 0; i < n; i++) {
-        weft_rt.pe_host[i] = cards[i].host;
-        if (cards[i].host != mine.host)
+        weft_rt.pe_host[i] = cards[i].layout.host;
+        if (cards[i].layout.host != layout->host)
             weft_rt.single_node = 0;
     }
 }
 
 char weft_node_peer_state(int pe, long *pid)
 {
-    if (!cards || pe < 0 || pe >= weft_rt.n_pes || cards[pe].host != cards[weft_rt.my_pe].host ||
+    if (!cards || pe < 0 || pe >= weft_rt.n_pes || cards[pe].layout.host != cards[weft_rt.my_pe].layout.host ||
         cards[pe].start == 0)
         return 0;
     *pid = (long)cards[pe].pid;

@@ -247,30 +247,49 @@ void weft_poll_yield(unsigned *spins)
 }
 
 /* Dissemination barrier over world: in round r PE i signals PE
- * (i + 2^r) mod n by writing the barrier's epoch into its flag r, then waits
- * for its own flag r to reach the epoch. Flags only grow, so no reset. */
-void weft_barrier_all_internal(void)
+ * (i + 2^r) mod n through its flag r, then waits for its own flag r. A
+ * flag word is the barrier's epoch (its low 16 bits) over the largest
+ * signature and the largest complement of one that its sender has seen so
+ * far (24 bits each; each field combined by max, which repeats harmlessly
+ * when a PE's word reaches another by two routes): after the last round
+ * every PE holds the job's largest and smallest signature, so every PE
+ * learns of a disagreement in the same barrier, with no message more. A
+ * sender is at most one barrier ahead of its receiver (it cannot finish
+ * barrier e + 1 before the receiver has left barrier e), so each parity of
+ * the epoch has its own flags and a word is never overwritten unread. */
+#define SIG_BITS 24
+#define SIG_MASK ((1u << SIG_BITS) - 1)
+int weft_barrier_all_signed(uint32_t sig)
 {
     struct weft_internal_sym *sym = weft_rt.sym;
     int n = weft_rt.n_pes, me = weft_rt.my_pe;
     weft_transport_quiet(&weft_ctx_default);
     if (n == 1)
-        return;
+        return 1;
     uint64_t epoch = ++sym->barrier_epoch;
+    uint64_t tag = epoch & 0xffff;
+    uint64_t *flag = sym->barrier_flag[epoch & 1];
+    uint32_t hi = sig & SIG_MASK, lo = SIG_MASK - hi; /* lo: the complement's max */
     weft_wait.call = "shmem_barrier_all";
     weft_wait.kind = WEFT_WAIT_BARRIER_ALL;
     weft_wait.want = epoch;
-    uint64_t off0 = (uint64_t)((char *)&sym->barrier_flag[0] - weft_rt.seg[WEFT_SEG_HEAP].base);
+    uint64_t off0 = (uint64_t)((char *)flag - weft_rt.seg[WEFT_SEG_HEAP].base);
     int round = 0;
     for (int dist = 1; dist < n; dist <<= 1, round++) {
         int peer = (me + dist) % n;
         weft_transport_notify(&weft_ctx_default, WEFT_SEG_HEAP,
-                              off0 + (uint64_t)round * sizeof(uint64_t), epoch, peer);
+                              off0 + (uint64_t)round * sizeof(uint64_t),
+                              tag << 48 | (uint64_t)hi << SIG_BITS | lo, peer);
         unsigned spins = 0;
-        while (__atomic_load_n(&sym->barrier_flag[round], __ATOMIC_ACQUIRE) < epoch)
+        uint64_t w;
+        while (((w = __atomic_load_n(&flag[round], __ATOMIC_ACQUIRE)) >> 48) != tag)
             weft_poll_yield(&spins);
+        uint32_t whi = (uint32_t)(w >> SIG_BITS) & SIG_MASK, wlo = (uint32_t)w & SIG_MASK;
+        hi = whi > hi ? whi : hi;
+        lo = wlo > lo ? wlo : lo;
     }
     weft_wait.kind = WEFT_WAIT_NONE;
     /* No quiet here: each signal only matters to the PE waiting for it,
      * and it has arrived once that PE leaves its round. */
+    return hi == SIG_MASK - lo;
 }

@@ -6,6 +6,7 @@
  * lies below the program (and reporting stray addresses that fault in it),
  * and deciding the atomicity rule (onnode.h). */
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -110,13 +111,16 @@ static int open_peer_segment(const struct onnode_card *c, int seg)
         weft_debug("onnode: open %s: %m", path);
         return -1;
     }
+    /* The PEs agreed on every segment's size at the start (core/agree.c):
+     * a smaller one here is not a peer's segment, never a reason to send
+     * this peer's traffic elsewhere. */
     struct stat st;
-    if (fstat(fd, &st) != 0 || (size_t)st.st_size < size) {
-        weft_debug("onnode: %s is smaller than segment %d (%zu bytes): different "
-                   "SHMEM_SYMMETRIC_SIZE?", path, seg, size);
-        close(fd);
-        return -1;
-    }
+    if (fstat(fd, &st) != 0)
+        weft_fatal("shmem_init", "cannot stat %s: %s", path, strerror(errno));
+    if ((size_t)st.st_size < size)
+        weft_fatal("shmem_init", "the %s of the PE with process id %d (%s) is %lld bytes, "
+                   "this PE's %zu", seg == WEFT_SEG_HEAP ? "symmetric heap" : "static data",
+                   (int)c->pid, path, (long long)st.st_size, size);
     return fd;
 }
 

@@ -1,0 +1,219 @@
+/* agree.c owns checking that the PEs agree on what symmetric addressing
+ * assumes: the layout of the symmetric segments at shmem_init (carried by
+ * the host-identity exchange, node.c) and every collective heap allocation
+ * (carried by the world barrier the allocation makes, sync.c). A
+ * disagreement ends the job with one line, from the lowest PE that differs
+ * from PE 0, naming the call, the variable, both values and both PEs; the
+ * other PEs wait for the launcher to end them, so that no launcher message
+ * about their exit comes before that line. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "bootstrap/bootstrap.h"
+#include "core/runtime.h"
+#include "runtime/lifecycle.h"
+#include "transport/transport.h"
+
+/* Another PE reports and ends the job: wait for the launcher to take this
+ * one down, and leave on our own if nothing happens within a few seconds. */
+static WEFT_NORETURN void wait_for_job_end(void)
+{
+    struct timespec ms = {0, 1000000};
+    for (int i = 0; i < 5000; i++)
+        nanosleep(&ms, NULL);
+    weft_boot_abort(1, NULL);
+}
+
+/* ---- the layout, at shmem_init ------------------------------------------ */
+
+void weft_layout_agree(const struct weft_layout *all)
+{
+    static const struct {
+        const char *what, *unit, *why;
+        size_t off;
+    } fields[] = {
+        {"SHMEM_SYMMETRIC_SIZE", " bytes", "", offsetof(struct weft_layout, heap_asked)},
+        {"the symmetric heap's mapping (SHMEM_SYMMETRIC_SIZE plus weft's own data)", " bytes",
+         " (different weft libraries?)", offsetof(struct weft_layout, heap_bytes)},
+        {"the program's static data (.data and .bss)", " bytes",
+         " (symmetric static variables need the same executable on every PE)",
+         offsetof(struct weft_layout, data_bytes)},
+        {"WEFT_ONNODE", "", "", offsetof(struct weft_layout, onnode)},
+    };
+    int n = weft_rt.n_pes;
+    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
+        uint64_t first;
+        memcpy(&first, (const char *)&all[0] + fields[f].off, sizeof first);
+        for (int pe = 1; pe < n; pe++) {
+            uint64_t v;
+            memcpy(&v, (const char *)&all[pe] + fields[f].off, sizeof v);
+            if (v == first)
+                continue;
+            if (pe != weft_rt.my_pe)
+                wait_for_job_end(); /* nothing opened yet that leaves a file */
+            weft_fatal("shmem_init", "%s differs between PEs: PE 0 has %llu%s, PE %d has %llu%s%s",
+                       fields[f].what, (unsigned long long)first, fields[f].unit, pe,
+                       (unsigned long long)v, fields[f].unit, fields[f].why);
+        }
+    }
+}
+
+/* ---- collective allocations ----------------------------------------------- */
+
+static uint32_t fnv1a(uint32_t h, const void *p, size_t n)
+{
+    for (const unsigned char *b = p; n--; b++)
+        h = (h ^ *b) * 16777619u;
+    return h;
+}
+
+/* The signature the barrier compares: never 0, a plain barrier's. */
+static uint32_t signature(const struct weft_agree_rec *r)
+{
+    uint32_t h = fnv1a(2166136261u, r->call, strlen(r->call));
+    h = fnv1a(h, r->arg, sizeof r->arg);
+    h = fnv1a(h, r->val, sizeof r->val);
+    if (r->has_result)
+        h = fnv1a(h, &r->result, sizeof r->result);
+    h = (h ^ (h >> 24)) & 0xffffff;
+    return h ? h : 1;
+}
+
+static int same_call(const struct weft_agree_rec *a, const struct weft_agree_rec *b)
+{
+    if (!a->call[0] || !b->call[0])
+        return !a->call[0] && !b->call[0];
+    return !strcmp(a->call, b->call) && !memcmp(a->arg, b->arg, sizeof a->arg) &&
+           !memcmp(a->val, b->val, sizeof a->val);
+}
+
+static int same_rec(const struct weft_agree_rec *a, const struct weft_agree_rec *b)
+{
+    return same_call(a, b) && (!a->call[0] || (a->has_result == b->has_result &&
+                                               (!a->has_result || a->result == b->result)));
+}
+
+static void describe(char *out, size_t cap, const struct weft_agree_rec *r, int with_result)
+{
+    static const char *const names[] = {"", "size", "count", "alignment", "ptr", "ptr"};
+    if (!r->call[0]) {
+        snprintf(out, cap, "shmem_barrier_all (or another call that synchronizes without "
+                           "allocating)");
+        return;
+    }
+    size_t len = (size_t)snprintf(out, cap, "%s(", r->call);
+    for (int i = 0; i < 2 && r->arg[i] != WEFT_ARG_NONE && len < cap; i++) {
+        const char *sep = i ? ", " : "";
+        uint64_t v = r->val[i];
+        if (r->arg[i] == WEFT_ARG_PTR && v == UINT64_MAX)
+            len += (size_t)snprintf(out + len, cap - len, "%sptr=NULL", sep);
+        else if (r->arg[i] == WEFT_ARG_PTR)
+            len += (size_t)snprintf(out + len, cap - len, "%sptr=heap+0x%llx", sep,
+                                    (unsigned long long)v);
+        else if (r->arg[i] == WEFT_ARG_PTR_FOREIGN)
+            len += (size_t)snprintf(out + len, cap - len, "%sptr=%#llx (not in the heap)", sep,
+                                    (unsigned long long)v);
+        else
+            len += (size_t)snprintf(out + len, cap - len, "%s%s=%llu", sep,
+                                    names[r->arg[i] < 6 ? r->arg[i] : 0], (unsigned long long)v);
+    }
+    if (len < cap)
+        len += (size_t)snprintf(out + len, cap - len, ")");
+    if (with_result && r->has_result && len < cap) {
+        if (r->result == UINT64_MAX)
+            snprintf(out + len, cap - len, " returned NULL");
+        else
+            snprintf(out + len, cap - len, " returned heap+0x%llx",
+                     (unsigned long long)r->result);
+    }
+}
+
+/* A PE that does not report: it answers the reporter's reads (progress)
+ * until the reporter says it is done, then closes its endpoint, whose
+ * shared-memory region would otherwise outlive a kill by the launcher. */
+static WEFT_NORETURN void leave_report_to_another(void)
+{
+    struct timespec ms = {0, 1000000};
+    for (int i = 0; i < 5000 && !__atomic_load_n(&weft_rt.sym->agree_reported, __ATOMIC_ACQUIRE);
+         i++) {
+        weft_transport_progress();
+        nanosleep(&ms, NULL);
+    }
+    weft_transport_abandon();
+    wait_for_job_end();
+}
+
+/* Every PE learned of the disagreement in the same barrier; the lowest PE
+ * whose call differs from PE 0's reads PE 0's and prints both. */
+static WEFT_NORETURN void report_disagreement(void)
+{
+    const struct weft_agree_rec *mine = &weft_rt.sym->agree;
+    uint64_t off = (uint64_t)((const char *)mine - weft_rt.seg[WEFT_SEG_HEAP].base);
+    struct weft_agree_rec first, other;
+    int me = weft_rt.my_pe;
+    if (me == 0)
+        leave_report_to_another();
+    weft_transport_get(&weft_ctx_default, &first, WEFT_SEG_HEAP, off, sizeof first, 0);
+    if (same_rec(&first, mine))
+        leave_report_to_another();
+    for (int pe = 1; pe < me; pe++) {
+        weft_transport_get(&weft_ctx_default, &other, WEFT_SEG_HEAP, off, sizeof other, pe);
+        if (!same_rec(&first, &other))
+            leave_report_to_another();
+    }
+    uint64_t done = (uint64_t)((char *)&weft_rt.sym->agree_reported -
+                               weft_rt.seg[WEFT_SEG_HEAP].base);
+    for (int pe = 0; pe < weft_rt.n_pes; pe++)
+        if (pe != me)
+            weft_transport_notify(&weft_ctx_default, WEFT_SEG_HEAP, done, 1, pe);
+    weft_transport_quiet(&weft_ctx_default);
+    weft_transport_abandon();
+    int results = same_call(&first, mine);
+    char a[200], b[200];
+    describe(a, sizeof a, &first, results);
+    describe(b, sizeof b, mine, results);
+    weft_fatal(mine->call[0] ? mine->call : "shmem_barrier_all",
+               "the PEs disagree on a symmetric allocation (every PE must make the same ones, "
+               "with the same arguments, in the same order): PE 0 called %s, PE %d called %s",
+               a, me, b);
+}
+
+void weft_barrier_all_internal(void)
+{
+    weft_rt.sym->agree.call[0] = '\0';
+    if (!weft_barrier_all_signed(0))
+        report_disagreement();
+}
+
+void weft_barrier_all_agreeing(const char *call, unsigned flags, const void *result,
+                               enum weft_agree_arg a0, uint64_t v0, enum weft_agree_arg a1,
+                               uint64_t v1)
+{
+    struct weft_agree_rec *r = &weft_rt.sym->agree;
+    const struct weft_segment *h = &weft_rt.seg[WEFT_SEG_HEAP];
+    memset(r, 0, sizeof *r);
+    snprintf(r->call, sizeof r->call, "%s", call);
+    enum weft_agree_arg arg[2] = {a0, a1};
+    uint64_t val[2] = {v0, v1};
+    for (int i = 0; i < 2; i++) {
+        if (arg[i] == WEFT_ARG_PTR) {
+            uintptr_t p = (uintptr_t)val[i];
+            if (!p)
+                val[i] = UINT64_MAX;
+            else if (p - (uintptr_t)h->base < h->size)
+                val[i] = p - (uintptr_t)h->base;
+            else
+                arg[i] = WEFT_ARG_PTR_FOREIGN;
+        }
+        r->arg[i] = (uint8_t)arg[i];
+        r->val[i] = val[i];
+    }
+    if (flags & WEFT_AGREE_RESULT) {
+        r->has_result = 1;
+        r->result = result ? (uint64_t)((const char *)result - h->base) : UINT64_MAX;
+    }
+    if (!weft_barrier_all_signed(signature(r)))
+        report_disagreement();
+}
