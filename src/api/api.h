@@ -354,6 +354,9 @@ weft_api_amo(const char *call, shmem_ctx_t ctx, enum weft_amo_op op, enum weft_d
     weft_api_amo_checked(call, ctx, op, dt, dest, operand, compare, result, pe, nbi);
 }
 
+/* The point-to-point waits' check that a heap address lies in a live block
+ * (api/p2p.c); seg from weft_sym_resolve. */
+void weft_api_check_live(const char *call, const char *arg, const void *ivar, size_t len, int seg);
 /* p2p.c: block until *ivar compares true (SHMEM_CMP_*, unsigned) against
  * cmp_value, polling with progress; returns the value that satisfied it. */
 uint64_t weft_api_wait_until_u64(const char *call, const uint64_t *ivar, int cmp,

@@ -47,6 +47,32 @@ static void check_cmp(const char *call, int cmp)
         weft_fatal(call, "argument cmp=%d is not one of the SHMEM_CMP_* constants", cmp);
 }
 
+/* A heap ivar must lie in a live block: a freed one is nobody's to update,
+ * and a wait on it would hang. The block list is searched (a lock and a
+ * binary search); the address last found live is remembered per thread
+ * until a block is freed, so a test polled in a loop searches once. */
+static __thread struct {
+    const void *addr;
+    size_t len;
+    unsigned long frees;
+} live_seen;
+
+void weft_api_check_live(const char *call, const char *arg, const void *ivar, size_t len, int seg)
+{
+    if (seg != WEFT_SEG_HEAP)
+        return;
+    unsigned long frees = __atomic_load_n(&weft_heap_frees, __ATOMIC_RELAXED);
+    if (WEFT_LIKELY(ivar == live_seen.addr && len <= live_seen.len && frees == live_seen.frees))
+        return;
+    if (WEFT_UNLIKELY(!weft_heap_live(ivar, len)))
+        weft_fatal(call, "argument %s=%p (%zu bytes) is in the symmetric heap but not in a live "
+                   "block (freed, or never returned by shmem_malloc): nothing can update it",
+                   arg, ivar, len);
+    live_seen.addr = ivar;
+    live_seen.len = len;
+    live_seen.frees = frees;
+}
+
 /* ivar must be symmetric (a peer updates it; a stack or NULL address
  * would hang or fault): the same resolve every RMA routine makes. */
 static void check_ivar(const char *call, const void *ivar, size_t size)
@@ -54,6 +80,7 @@ static void check_ivar(const char *call, const void *ivar, size_t size)
     int seg;
     uint64_t off;
     weft_sym_resolve_or_die(call, "ivar", ivar, size, &seg, &off);
+    weft_api_check_live(call, "ivar", ivar, size, seg);
 }
 
 /* The record the hang report and the finalize check read (runtime/hang.c). */
@@ -156,6 +183,7 @@ static size_t p2p_many(const char *call, const void *ivars, size_t n, const int 
         int seg;
         uint64_t off;
         weft_sym_resolve_or_die(call, "ivars", ivars, n * size, &seg, &off);
+        weft_api_check_live(call, "ivars", ivars, n * size, seg);
     }
     if (WEFT_UNLIKELY(mode == P2P_SOME && n > 0 && indices == NULL))
         weft_fatal(call, "argument indices is NULL with nelems=%zu", n);

@@ -158,5 +158,6 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
     uint64_t off;
     weft_check_init("shmem_signal_wait_until");
     resolve_signal("shmem_signal_wait_until", sig_addr, &seg, &off);
+    weft_api_check_live("shmem_signal_wait_until", "sig_addr", sig_addr, sizeof *sig_addr, seg);
     return weft_api_wait_until_u64("shmem_signal_wait_until", sig_addr, cmp, cmp_value);
 }
