@@ -39,6 +39,9 @@
  *   get-nbi-overflow       shmem_int_get_nbi of SIZE_MAX/4 + 1        -> nelems
  *   iput-overflow          shmem_long_iput with dst = PTRDIFF_MAX     -> dst
  *   fcollect-overflow      shmem_long_fcollect of SIZE_MAX/8 elements -> nelems
+ *   wait-freed             shmem_int_wait_until on a freed heap block -> ivar
+ *   test-any-freed         shmem_long_test_any on a freed heap block  -> ivars
+ *   signal-wait-freed      shmem_signal_wait_until on a freed block   -> sig_addr
  * The last PE misbehaves; the others sit in shmem_barrier_all. Except:
  *   after-finalize         every PE finalizes, then the last one calls
  *                          shmem_long_put: the message names the PE */
@@ -60,6 +63,9 @@ int main(int argc, char **argv)
             shmem_long_put(sym_long, src, 4, 0);
         return 0; /* status 0: expect-failure.sh reports the missing error */
     }
+    /* Freed on every PE (a collective call) before the last PE waits on it. */
+    void *freed = shmem_malloc(64);
+    shmem_free(freed);
     shmem_barrier_all();
     if (wt_me == wt_npes - 1) {
         WT_PHASE("invalid call: %s", mode);
@@ -147,6 +153,13 @@ int main(int argc, char **argv)
             size_t idx[3];
             printf("test returned %zu\n",
                    shmem_long_test_some_vector(ivars, 3, idx, NULL, SHMEM_CMP_EQ, want));
+        } else if (!strcmp(mode, "wait-freed")) {
+            shmem_int_wait_until((int *)freed, SHMEM_CMP_EQ, 1);
+        } else if (!strcmp(mode, "test-any-freed")) {
+            printf("test returned %zu\n",
+                   shmem_long_test_any((long *)freed, 2, NULL, SHMEM_CMP_EQ, 1));
+        } else if (!strcmp(mode, "signal-wait-freed")) {
+            (void)shmem_signal_wait_until((uint64_t *)freed, SHMEM_CMP_EQ, 1);
         } else if (!strcmp(mode, "put-overflow")) {
             shmem_long_put(sym_long, src, SIZE_MAX / 8 + 2, 0);
         } else if (!strcmp(mode, "get-nbi-overflow")) {

@@ -34,6 +34,13 @@
  *   listen             every TCP socket this PE listens on must be bound to
  *                      the loopback address (a job on one host); prints how
  *                      many it found, exits 1 naming any other address
+ *   heap-size          PE 0 starts with SHMEM_SYMMETRIC_SIZE=100M, the
+ *                      others with the default (it sets the variable before
+ *                      shmem_init from its launcher's rank variable); had
+ *                      shmem_init let that pass, every PE allocates 150 MiB
+ *                      and PE 1 puts 1 MiB at offset 149 MiB to PE 0
+ *   malloc-size        PE R calls shmem_malloc(2 MiB), the others (1 MiB)
+ *   align              PE R calls shmem_align(128, 256), the others (64, 256)
  *
  * A scenario that ends in a way it must not (a barrier returning though a
  * PE is gone) exits 92. */
@@ -140,6 +147,14 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     const char *mode = argc > 1 ? argv[1] : "pass";
     int code = argc > 2 ? atoi(argv[2]) : 0;
+    if (strcmp(mode, "heap-size") == 0) {
+        /* oshrun and Hydra say PMI_RANK, Open MPI's mpirun OMPI_COMM_WORLD_RANK. */
+        const char *rank = getenv("PMI_RANK");
+        if (!rank)
+            rank = getenv("OMPI_COMM_WORLD_RANK");
+        if (rank && atoi(rank) == 0)
+            setenv("SHMEM_SYMMETRIC_SIZE", "100M", 1);
+    }
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
     int bad = n - 1;
@@ -154,6 +169,17 @@ int main(int argc, char **argv)
         sigemptyset(&term);
         sigaddset(&term, SIGTERM);
         sigprocmask(SIG_BLOCK, &term, NULL);
+    }
+    if (strcmp(mode, "heap-size") == 0) {
+        char *block = shmem_malloc((size_t)150 << 20);
+        if (me == 1 && block) {
+            static char mib[1 << 20];
+            shmem_putmem(block + ((size_t)149 << 20), mib, sizeof mib, 0);
+            shmem_quiet();
+        }
+        shmem_barrier_all();
+        fprintf(stderr, "fault: PE %d: scenario '%s' went on though it must not\n", me, mode);
+        return 92;
     }
     shmem_barrier_all();
     if (me == bad) /* launch_check --mark: the fault starts now */
@@ -213,6 +239,12 @@ int main(int argc, char **argv)
             red_src = 1;
             shmem_int_sum_reduce(SHMEM_TEAM_WORLD, &red_dst, &red_src, 1);
         }
+    } else if (strcmp(mode, "malloc-size") == 0) {
+        void *p = shmem_malloc(me == bad ? (size_t)2 << 20 : (size_t)1 << 20);
+        (void)p;
+    } else if (strcmp(mode, "align") == 0) {
+        void *p = shmem_align(me == bad ? 128 : 64, 256);
+        (void)p;
     } else if (strcmp(mode, "stall") == 0) {
         if (me == bad)
             block_in_wait();
