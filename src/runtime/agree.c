@@ -193,8 +193,13 @@ void weft_barrier_all_agreeing(const char *call, unsigned flags, const void *res
 {
     struct weft_agree_rec *r = &weft_rt.sym->agree;
     const struct weft_segment *h = &weft_rt.seg[WEFT_SEG_HEAP];
-    memset(r, 0, sizeof *r);
-    snprintf(r->call, sizeof r->call, "%s", call);
+    size_t len = strlen(call);
+    if (len > sizeof r->call - 1)
+        len = sizeof r->call - 1;
+    memcpy(r->call, call, len);
+    r->call[len] = '\0';
+    r->has_result = 0;
+    r->result = 0;
     enum weft_agree_arg arg[2] = {a0, a1};
     uint64_t val[2] = {v0, v1};
     for (int i = 0; i < 2; i++) {
