@@ -62,23 +62,27 @@ void weft_layout_agree(const struct weft_layout *all)
 
 /* ---- collective allocations ----------------------------------------------- */
 
-static uint32_t fnv1a(uint32_t h, const void *p, size_t n)
+static uint64_t mix(uint64_t h, uint64_t w)
 {
-    for (const unsigned char *b = p; n--; b++)
-        h = (h ^ *b) * 16777619u;
-    return h;
+    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
 }
 
-/* The signature the barrier compares: never 0, a plain barrier's. */
-static uint32_t signature(const struct weft_agree_rec *r)
+/* The signature the barrier compares: never 0, a plain barrier's. A few
+ * word operations (it is made at every allocation): the call's name by its
+ * length and first and last 8 bytes, which tell weft's names apart. */
+static uint32_t signature(const struct weft_agree_rec *r, size_t len)
 {
-    uint32_t h = fnv1a(2166136261u, r->call, strlen(r->call));
-    h = fnv1a(h, r->arg, sizeof r->arg);
-    h = fnv1a(h, r->val, sizeof r->val);
+    uint64_t head = 0, tail = 0;
+    memcpy(&head, r->call, len < 8 ? len : 8);
+    if (len > 8)
+        memcpy(&tail, r->call + len - 8, 8);
+    uint64_t h = mix(mix(mix(len, head), tail), (uint64_t)r->arg[0] << 8 | r->arg[1]);
+    h = mix(mix(h, r->val[0]), r->val[1]);
     if (r->has_result)
-        h = fnv1a(h, &r->result, sizeof r->result);
-    h = (h ^ (h >> 24)) & 0xffffff;
-    return h ? h : 1;
+        h = mix(h, r->result);
+    uint32_t s = (uint32_t)(h >> 40);
+    return s ? s : 1;
 }
 
 static int same_call(const struct weft_agree_rec *a, const struct weft_agree_rec *b)
@@ -219,6 +223,6 @@ void weft_barrier_all_agreeing(const char *call, unsigned flags, const void *res
         r->has_result = 1;
         r->result = result ? (uint64_t)((const char *)result - h->base) : UINT64_MAX;
     }
-    if (!weft_barrier_all_signed(signature(r)))
+    if (!weft_barrier_all_signed(signature(r, len)))
         report_disagreement();
 }
