@@ -43,6 +43,14 @@ void weft_layout_agree(const struct weft_layout *all)
         {"WEFT_ONNODE", "", "", offsetof(struct weft_layout, onnode)},
     };
     int n = weft_rt.n_pes;
+    for (int pe = 1; pe < n; pe++) {
+        if (all[pe].topology_hash == all[0].topology_hash)
+            continue;
+        if (pe != weft_rt.my_pe)
+            wait_for_job_end();
+        weft_fatal("shmem_init", "WEFT_TOPOLOGY differs between PEs: PE 0 has \"%s\", PE %d has "
+                   "\"%s\"", all[0].topology, pe, all[pe].topology);
+    }
     for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
         uint64_t first;
         memcpy(&first, (const char *)&all[0] + fields[f].off, sizeof first);
@@ -57,6 +65,21 @@ void weft_layout_agree(const struct weft_layout *all)
                        fields[f].what, (unsigned long long)first, fields[f].unit, pe,
                        (unsigned long long)v, fields[f].unit, fields[f].why);
         }
+    }
+}
+
+void weft_layout_string(uint64_t *hash, char *start, size_t cap, const char *value)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *c = value ? value : ""; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    *hash = h;
+    size_t len = value ? strlen(value) : 0;
+    if (len < cap) {
+        memcpy(start, value ? value : "", len + 1);
+    } else {
+        memcpy(start, value, cap - 4);
+        memcpy(start + cap - 4, "...", 4);
     }
 }
 

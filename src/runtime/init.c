@@ -153,7 +153,9 @@ int weft_runtime_init(int requested, int *provided)
     weft_rt.heap_asked = weft_tun_size(WEFT_TUN_SYMMETRIC_SIZE);
     size_t heap_bytes = weft_rt.heap_asked + internal_heap_bytes(weft_rt.heap_asked);
     struct weft_layout layout = {0, weft_rt.heap_asked, heap_bytes, dsize,
-                                 (uint64_t)weft_tun_bool(WEFT_TUN_ONNODE)};
+                                 (uint64_t)weft_tun_bool(WEFT_TUN_ONNODE), 0, ""};
+    weft_layout_string(&layout.topology_hash, layout.topology, sizeof layout.topology,
+                       weft_tun_str(WEFT_TUN_TOPOLOGY));
     weft_node_init(&layout);
     weft_topology_init(); /* needs pe_host; collective over the launcher */
     weft_heap_init(heap_bytes);

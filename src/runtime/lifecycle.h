@@ -25,6 +25,8 @@ struct weft_layout {
     uint64_t heap_bytes; /* the heap's mapping: that plus weft's own data */
     uint64_t data_bytes; /* the program's static data */
     uint64_t onnode;     /* WEFT_ONNODE: decides which exchanges follow */
+    uint64_t topology_hash; /* WEFT_TOPOLOGY (the same), whole */
+    char topology[48];      /* ... and its start, for the message */
 };
 /* Host identity of every PE (runtime/node.c), before the transport starts;
  * the same exchange carries each PE's layout to weft_layout_agree. */
@@ -32,6 +34,8 @@ void weft_node_init(struct weft_layout *mine);
 /* Ends the job, one line from one PE, if any PE's layout differs from
  * PE 0's. */
 void weft_layout_agree(const struct weft_layout *all);
+/* A string setting for the layout: its hash, and its start (NUL-ended). */
+void weft_layout_string(uint64_t *hash, char *start, size_t cap, const char *value);
 void weft_node_fini(void);
 /* The state letter of a PE on this host as /proc/<pid>/stat shows it now
  * (R, S, D: running or sleeping; T, t: stopped; Z or X: exited), its pid in

@@ -39,6 +39,8 @@
  *                      shmem_init from its launcher's rank variable); had
  *                      shmem_init let that pass, every PE allocates 150 MiB
  *                      and PE 1 puts 1 MiB at offset 149 MiB to PE 0
+ *   topology           PE 0 starts with WEFT_TOPOLOGY=nodes=2, the others
+ *                      without (the same way)
  *   malloc-size        PE R calls shmem_malloc(2 MiB), the others (1 MiB)
  *   align              PE R calls shmem_align(128, 256), the others (64, 256)
  *
@@ -147,13 +149,15 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     const char *mode = argc > 1 ? argv[1] : "pass";
     int code = argc > 2 ? atoi(argv[2]) : 0;
-    if (strcmp(mode, "heap-size") == 0) {
+    if (strcmp(mode, "heap-size") == 0 || strcmp(mode, "topology") == 0) {
         /* oshrun and Hydra say PMI_RANK, Open MPI's mpirun OMPI_COMM_WORLD_RANK. */
         const char *rank = getenv("PMI_RANK");
         if (!rank)
             rank = getenv("OMPI_COMM_WORLD_RANK");
-        if (rank && atoi(rank) == 0)
+        if (rank && atoi(rank) == 0 && mode[0] == 'h')
             setenv("SHMEM_SYMMETRIC_SIZE", "100M", 1);
+        else if (rank && atoi(rank) == 0)
+            setenv("WEFT_TOPOLOGY", "nodes=2", 1);
     }
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
@@ -169,6 +173,10 @@ int main(int argc, char **argv)
         sigemptyset(&term);
         sigaddset(&term, SIGTERM);
         sigprocmask(SIG_BLOCK, &term, NULL);
+    }
+    if (strcmp(mode, "topology") == 0) {
+        fprintf(stderr, "fault: PE %d: scenario '%s' went on though it must not\n", me, mode);
+        return 92;
     }
     if (strcmp(mode, "heap-size") == 0) {
         char *block = shmem_malloc((size_t)150 << 20);
