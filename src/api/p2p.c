@@ -49,28 +49,45 @@ static void check_cmp(const char *call, int cmp)
 
 /* A heap ivar must lie in a live block: a freed one is nobody's to update,
  * and a wait on it would hang. The block list is searched (a lock and a
- * binary search); the address last found live is remembered per thread
- * until a block is freed, so a test polled in a loop searches once. */
+ * binary search); the block last found live is remembered per thread until
+ * a block is freed, so tests polled in a loop on variables of one block
+ * search once. */
 static __thread struct {
-    const void *addr;
-    size_t len;
+    const char *block;
+    size_t size;
     unsigned long frees;
-} live_seen;
+} live_seen __attribute__((tls_model("initial-exec")));
 
-void weft_api_check_live(const char *call, const char *arg, const void *ivar, size_t len, int seg)
+static __attribute__((noinline)) void check_live_search(const char *call, const char *arg,
+                                                         const void *ivar, size_t len,
+                                                         unsigned long frees)
+{
+    const char *block = NULL;
+    size_t size = 0;
+    if (WEFT_UNLIKELY(!weft_heap_live(ivar, len, &block, &size)))
+        weft_fatal(call, "argument %s=%p (%zu bytes) is in the symmetric heap but not in a live "
+                   "block (freed, or never returned by shmem_malloc): nothing can update it",
+                   arg, ivar, len);
+    live_seen.block = block;
+    live_seen.size = size;
+    live_seen.frees = frees;
+}
+
+static inline void check_live(const char *call, const char *arg, const void *ivar, size_t len,
+                              int seg)
 {
     if (seg != WEFT_SEG_HEAP)
         return;
     unsigned long frees = __atomic_load_n(&weft_heap_frees, __ATOMIC_RELAXED);
-    if (WEFT_LIKELY(ivar == live_seen.addr && len <= live_seen.len && frees == live_seen.frees))
-        return;
-    if (WEFT_UNLIKELY(!weft_heap_live(ivar, len)))
-        weft_fatal(call, "argument %s=%p (%zu bytes) is in the symmetric heap but not in a live "
-                   "block (freed, or never returned by shmem_malloc): nothing can update it",
-                   arg, ivar, len);
-    live_seen.addr = ivar;
-    live_seen.len = len;
-    live_seen.frees = frees;
+    size_t in = (size_t)((const char *)ivar - live_seen.block);
+    if (WEFT_UNLIKELY(frees != live_seen.frees || in >= live_seen.size ||
+                      len > live_seen.size - in))
+        check_live_search(call, arg, ivar, len, frees);
+}
+
+void weft_api_check_live(const char *call, const char *arg, const void *ivar, size_t len, int seg)
+{
+    check_live(call, arg, ivar, len, seg);
 }
 
 /* ivar must be symmetric (a peer updates it; a stack or NULL address
@@ -80,7 +97,7 @@ static void check_ivar(const char *call, const void *ivar, size_t size)
     int seg;
     uint64_t off;
     weft_sym_resolve_or_die(call, "ivar", ivar, size, &seg, &off);
-    weft_api_check_live(call, "ivar", ivar, size, seg);
+    check_live(call, "ivar", ivar, size, seg);
 }
 
 /* The record the hang report and the finalize check read (runtime/hang.c). */
@@ -183,7 +200,7 @@ static size_t p2p_many(const char *call, const void *ivars, size_t n, const int 
         int seg;
         uint64_t off;
         weft_sym_resolve_or_die(call, "ivars", ivars, n * size, &seg, &off);
-        weft_api_check_live(call, "ivars", ivars, n * size, seg);
+        check_live(call, "ivars", ivars, n * size, seg);
     }
     if (WEFT_UNLIKELY(mode == P2P_SOME && n > 0 && indices == NULL))
         weft_fatal(call, "argument indices is NULL with nelems=%zu", n);

@@ -202,14 +202,17 @@ static size_t block_holding(size_t off)
     return lo;
 }
 
-int weft_heap_live(const void *p, size_t len)
+int weft_heap_live(const void *p, size_t len, const char **block, size_t *block_size)
 {
-    size_t off = (size_t)((const char *)p - weft_rt.seg[WEFT_SEG_HEAP].base);
+    char *base = weft_rt.seg[WEFT_SEG_HEAP].base;
+    size_t off = (size_t)((const char *)p - base);
     pthread_mutex_lock(&blocks_lock);
     int live = 0;
     if (nblocks > 0 && off < weft_rt.seg[WEFT_SEG_HEAP].size) {
         const struct weft_block *b = &blocks[block_holding(off)];
         live = b->used && len <= b->size - (off - b->off);
+        *block = base + b->off;
+        *block_size = b->size;
     }
     pthread_mutex_unlock(&blocks_lock);
     return live;

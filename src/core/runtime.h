@@ -295,9 +295,9 @@ void weft_heap_init(size_t size);
 void *weft_heap_alloc(size_t align, size_t size);
 void weft_heap_free(void *p);
 size_t weft_heap_usable(void *p);
-/* 1 if [p, p + len) lies inside one live block (or weft's own data), else 0.
- * p must be inside the heap. */
-int weft_heap_live(const void *p, size_t len);
+/* 1 if [p, p + len) lies inside one live block (or weft's own data), else 0;
+ * that block in *block, *block_size. p must be inside the heap. */
+int weft_heap_live(const void *p, size_t len, const char **block, size_t *block_size);
 /* Blocks freed so far: a block found live stays live while this is unchanged. */
 extern unsigned long weft_heap_frees;
 void weft_heap_fini(void);
