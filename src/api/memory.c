@@ -8,7 +8,7 @@
 
 /* zero: clear the block before the closing barrier, so a peer's put made
  * right after the call returns is never wiped. The barrier also checks
- * that every PE asked the same and got the same block (core/agree.c);
+ * that every PE asked the same and got the same block (runtime/agree.c);
  * only then does a PE that got no block say why. a0/v0, a1/v1: the
  * caller's arguments as the check names them. */
 static void *sym_alloc(const char *call, size_t align, size_t size, int zero,

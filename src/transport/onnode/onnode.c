@@ -111,7 +111,7 @@ static int open_peer_segment(const struct onnode_card *c, int seg)
         weft_debug("onnode: open %s: %m", path);
         return -1;
     }
-    /* The PEs agreed on every segment's size at the start (core/agree.c):
+    /* The PEs agreed on every segment's size at the start (runtime/agree.c):
      * a smaller one here is not a peer's segment, never a reason to send
      * this peer's traffic elsewhere. */
     struct stat st;
