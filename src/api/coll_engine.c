@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "api/coll.h"
+#include "api/coll_schedule.h"
 
 #define WEFT_BCAST_CHUNK ((size_t)64 * 1024) /* smallest pipelining unit of broadcasts */
 #define WEFT_TREE_CHUNK ((size_t)16 * 1024)  /* get unit of the active-set reduction */
@@ -223,9 +224,9 @@ void weft_coll_barrier(struct weft_coll *c)
     int n = c->n, me = c->me;
     if (n <= 1)
         return;
-    int r = 0;
-    for (long d = 1; d < n; d <<= 1, r++) {
-        coll_signal(c, WEFT_TF_BARRIER + r, (int)((me + d) % n), 0, 1);
+    int rounds = weft_sched_rounds(n);
+    for (int r = 0; r < rounds; r++) {
+        coll_signal(c, WEFT_TF_BARRIER + r, weft_sched_barrier_to(me, n, r), 0, 1);
         coll_wait(c, WEFT_TF_BARRIER + r, 1);
     }
 }
@@ -247,13 +248,10 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
     long vr = ((long)me - root + n) % n;
     /* Children are vr + m for every power of two m below vr's lowest set
      * bit (below n for the root); the parent is vr - lowbit(vr). */
-    long limit = vr ? (vr & -vr) : n;
+    long limit = weft_sched_tree_limit(vr, n);
     const char *from = vr ? (const char *)dest : (const char *)source;
-    long top = 1, children = 0;
-    while (top * 2 < limit)
-        top *= 2;
-    for (long m = top; m >= 1; m >>= 1)
-        children += m < limit && vr + m < n;
+    long top = weft_sched_tree_top(limit);
+    int children = weft_sched_tree_children(vr, n);
     /* A PE's dest is written only once that PE is inside this broadcast:
      * each child says so to its parent on entry, and a parent waits for
      * its children before its first put. Without it a root that runs
@@ -263,7 +261,7 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
      * call broadcasts back to back. docs/collectives.md has the cost. */
     if (flags & WEFT_BCAST_WAIT_READY) {
         if (vr)
-            coll_signal(c, WEFT_TF_READY, (int)((vr - (vr & -vr) + root) % n), 0, 1);
+            coll_signal(c, WEFT_TF_READY, (int)((weft_sched_tree_parent(vr) + root) % n), 0, 1);
         if (children)
             coll_wait(c, WEFT_TF_READY, (uint64_t)children);
     }
@@ -271,9 +269,7 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
      * and k chunks a broadcast takes about k + d - 1 chunk times, and each
      * chunk costs a fence and a signal per child. So one chunk when d = 1
      * (2 PEs), else about 4 chunks per interior hop, none below 64 KiB. */
-    int depth = 0;
-    while ((1L << depth) < n)
-        depth++;
+    int depth = weft_sched_rounds(n);
     size_t chunk = depth <= 1 ? len : len / (size_t)(4 * (depth - 1) + 1);
     if (chunk < WEFT_BCAST_CHUNK)
         chunk = WEFT_BCAST_CHUNK;
@@ -283,7 +279,7 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
             coll_wait(c, WEFT_TF_BCAST + log2_exact(vr & -vr), 1);
         int any = 0;
         for (long m = top; m >= 1; m >>= 1) {
-            if (m >= limit || vr + m >= n)
+            if (!weft_sched_tree_is_child(vr, m, limit, n))
                 continue;
             /* nbi: the puts to several children overlap; the fence keeps
              * each chunk ahead of its count. */
@@ -295,7 +291,7 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
             continue;
         weft_transport_fence(ctx0);
         for (long m = top; m >= 1; m >>= 1) {
-            if (m >= limit || vr + m >= n)
+            if (!weft_sched_tree_is_child(vr, m, limit, n))
                 continue;
             coll_signal(c, WEFT_TF_BCAST + log2_exact(m), (int)((vr + m + root) % n), 0, 1);
         }
@@ -324,7 +320,7 @@ void weft_coll_fcollect(struct weft_coll *c, void *dest, const void *source, siz
         uint64_t off;
         resolve(c, "dest", d + (size_t)me * len, len, &seg, &off);
         for (int i = 1; i < n; i++)
-            put_to(c, seg, off, source, len, (me + i) % n);
+            put_to(c, seg, off, source, len, weft_sched_pairwise_to(me, n, i));
     }
     memmove(d + (size_t)me * len, source, len);
     quiet_barrier(c);
@@ -345,7 +341,7 @@ void weft_coll_collect(struct weft_coll *c, void *dest, const void *source, size
         uint64_t off;
         resolve(c, "dest", d + at, len, &seg, &off);
         for (int i = 1; i < n; i++)
-            put_to(c, seg, off, source, len, (me + i) % n);
+            put_to(c, seg, off, source, len, weft_sched_pairwise_to(me, n, i));
         memmove(d + at, source, len);
     }
     quiet_barrier(c);
@@ -363,7 +359,7 @@ void weft_coll_alltoall(struct weft_coll *c, void *dest, const void *source, siz
         uint64_t off;
         resolve(c, "dest", d + (size_t)me * len, len, &seg, &off);
         for (int i = 1; i < n; i++) {
-            int j = (me + i) % n;
+            int j = weft_sched_pairwise_to(me, n, i);
             put_to(c, seg, off, s + (size_t)j * len, len, j);
         }
     }
@@ -388,7 +384,7 @@ void weft_coll_alltoalls(struct weft_coll *c, void *dest, const void *source, pt
         uint64_t off;
         resolve(c, "dest", d + dblk, (size_t)span, &seg, &off);
         for (int i = 1; i < n; i++) {
-            int j = (me + i) % n;
+            int j = weft_sched_pairwise_to(me, n, i);
             const char *sb = s + (ptrdiff_t)((size_t)j * nelems) * sst * (ptrdiff_t)esz;
             weft_transport_iput(ctx0, seg, off, dst * (ptrdiff_t)esz, sb, sst * (ptrdiff_t)esz, esz,
                                 nelems, wpe(c, j));
@@ -418,13 +414,14 @@ static void scan_pass(struct weft_coll *c, char *acc, char *ex, size_t m, size_t
     char *slot = (char *)c->flags;
     uint64_t soff = c->foff;
     size_t bytes = m * esz;
-    int k = 0;
-    for (long d = 1; d < n; d <<= 1, k++) {
-        if (me + d < n) {
-            put_to(c, WEFT_SEG_HEAP, soff + weft_team_scan_buf(k), acc, bytes, (int)(me + d));
-            coll_signal(c, WEFT_TF_SCAN + k, (int)(me + d), 1, 1);
+    int rounds = weft_sched_rounds(n);
+    for (int k = 0; k < rounds; k++) {
+        int to = weft_sched_scan_to(me, n, k);
+        if (to >= 0) {
+            put_to(c, WEFT_SEG_HEAP, soff + weft_team_scan_buf(k), acc, bytes, to);
+            coll_signal(c, WEFT_TF_SCAN + k, to, 1, 1);
         }
-        if (me - d >= 0) {
+        if (weft_sched_scan_from(me, k) >= 0) {
             coll_wait(c, WEFT_TF_SCAN + k, 1);
             const char *in = slot + weft_team_scan_buf(k);
             op(acc, in, acc, m);
@@ -440,11 +437,12 @@ size_t weft_coll_exscan_size(struct weft_coll *c, size_t v)
     if (c->psync) {
         /* The value travels in the signal itself: v + 1 added to a zero long. */
         size_t acc = v, ex = 0;
-        int k = 0;
-        for (long d = 1; d < n; d <<= 1, k++) {
-            if (me + d < n)
-                coll_signal(c, WEFT_TF_SCAN + k, (int)(me + d), 0, (int64_t)acc + 1);
-            if (me - d >= 0) {
+        int rounds = weft_sched_rounds(n);
+        for (int k = 0; k < rounds; k++) {
+            int to = weft_sched_scan_to(me, n, k);
+            if (to >= 0)
+                coll_signal(c, WEFT_TF_SCAN + k, to, 0, (int64_t)acc + 1);
+            if (weft_sched_scan_from(me, k) >= 0) {
                 size_t in = (size_t)coll_wait_value(c, WEFT_TF_SCAN + k);
                 acc += in;
                 ex += in;
@@ -494,11 +492,7 @@ static void allreduce_rd(struct weft_coll *c, void *dest, const void *source, si
     int dseg;
     uint64_t doff;
     resolve(c, "dest", dest, count * esz, &dseg, &doff);
-    int p2 = 1, R = 0;
-    while (p2 * 2 <= n) {
-        p2 *= 2;
-        R++;
-    }
+    int p2 = weft_sched_rd_p2(n), R = weft_sched_rounds(p2);
     int rem = n - p2;
     int pre = weft_team_pool.rounds; /* buffer index of the fold-in */
     char *slot = (char *)c->flags;
@@ -521,7 +515,7 @@ static void allreduce_rd(struct weft_coll *c, void *dest, const void *source, si
             op(acc, acc, slot + weft_team_red_buf(pre, par), m);
         }
         for (int k = 0; k < R; k++) {
-            int q = me ^ (1 << k);
+            int q = weft_sched_rd_partner(me, k);
             put_to(c, WEFT_SEG_HEAP, soff + weft_team_red_buf(k, par), acc, bytes, q);
             coll_signal(c, WEFT_TF_RED_ROUND + k, q, 1, 1);
             coll_wait(c, WEFT_TF_RED_ROUND + k, 1);
@@ -551,16 +545,14 @@ static void allreduce_tree(struct weft_coll *c, void *dest, const void *source, 
         memmove(dest, source, bytes);
     /* Up: each PE accumulates its binomial subtree (rooted at 0) in dest;
      * a parent reads its children's dest once they signal UP. */
-    long limit = me ? ((long)me & -(long)me) : n;
-    int nchildren = 0;
-    for (long m = 1; m < limit && me + m < n; m <<= 1)
-        nchildren++;
+    long limit = weft_sched_tree_limit(me, n);
+    int nchildren = weft_sched_tree_children(me, n);
     coll_wait(c, WEFT_TF_UP, (uint64_t)nchildren);
     size_t cap = WEFT_TREE_CHUNK / esz;
     if (cap == 0)
         cap = 1;
     char *tmp = priv_buf(1, cap * esz);
-    for (long m = 1; m < limit && me + m < n; m <<= 1) {
+    for (long m = 1; weft_sched_tree_is_child(me, m, limit, n); m <<= 1) {
         for (size_t o = 0; o < count; o += cap) {
             size_t k = count - o < cap ? count - o : cap;
             weft_transport_get(ctx0, tmp, dseg, doff + o * esz, k * esz, wpe(c, (int)(me + m)));
@@ -570,7 +562,7 @@ static void allreduce_tree(struct weft_coll *c, void *dest, const void *source, 
     }
     if (me) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        coll_signal(c, WEFT_TF_UP, (int)(me - limit), 0, 1);
+        coll_signal(c, WEFT_TF_UP, (int)weft_sched_tree_parent(me), 0, 1);
     }
     /* Down: the root's result overwrites every dest (already read). */
     weft_coll_bcast(c, dest, dest, bytes, 0, 0);
