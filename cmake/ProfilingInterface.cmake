@@ -3,7 +3,8 @@
 #
 #   cmake -DWEFT_CC=<cc> -DWEFT_CXX=<c++> -DWEFT_CXX_ID=<GNU|Clang|...>
 #         -DWEFT_READELF=<readelf> -DWEFT_OBJCOPY=<objcopy>
-#         -DWEFT_INCLUDE_DIR=<include/> -DOUT_OBJECT=<o> -DOUT_SCRIPT=<ld>
+#         -DWEFT_INCLUDE_DIR=<include/> -DWEFT_GENERATED_INCLUDE_DIR=<build include/>
+#         -DOUT_OBJECT=<o> -DOUT_SCRIPT=<ld>
 #         -DOUT_HEADER=<pshmem.h> -P ProfilingInterface.cmake <objects...>
 #
 # The routines are the functions the objects export (global, default
@@ -23,7 +24,7 @@
 cmake_minimum_required(VERSION 3.20)
 
 foreach(var WEFT_CC WEFT_CXX WEFT_CXX_ID WEFT_READELF WEFT_OBJCOPY WEFT_INCLUDE_DIR
-            OUT_OBJECT OUT_SCRIPT OUT_HEADER)
+            WEFT_GENERATED_INCLUDE_DIR OUT_OBJECT OUT_SCRIPT OUT_HEADER)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "ProfilingInterface.cmake: -D${var}=... is required")
   endif()
@@ -112,6 +113,7 @@ elseif(WEFT_CXX_ID STREQUAL "GNU")
   set(unlimited_errors -fmax-errors=0)
 endif()
 execute_process(COMMAND ${WEFT_CXX} ${unlimited_errors} -fsyntax-only -I${WEFT_INCLUDE_DIR}
+                        -I${WEFT_GENERATED_INCLUDE_DIR}
                         ${probe}
                 RESULT_VARIABLE probe_rc ERROR_VARIABLE probe_errors OUTPUT_VARIABLE probe_out)
 get_filename_component(probe_file ${probe} NAME)

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <weft/version.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -35,13 +36,13 @@
 #define GASNET_VERSION 1
 #define GASNET_SPEC_VERSION_MAJOR 1
 #define GASNET_SPEC_VERSION_MINOR 8
-#define GASNET_RELEASE_VERSION_MAJOR 0 /* weft's version */
-#define GASNET_RELEASE_VERSION_MINOR 1
-#define GASNET_RELEASE_VERSION_PATCH 0
+#define GASNET_RELEASE_VERSION_MAJOR WEFT_VERSION_MAJOR /* weft's version */
+#define GASNET_RELEASE_VERSION_MINOR WEFT_VERSION_MINOR
+#define GASNET_RELEASE_VERSION_PATCH WEFT_VERSION_PATCH
 #define GASNET_CONDUIT_WEFT 1
 #define GASNET_CONDUIT_NAME WEFT
 #define GASNET_CONDUIT_NAME_STR "weft"
-#define GASNET_CONFIG_STRING "RELEASE=0.1.0,SPEC=1.8,CONDUIT=WEFT,THREADS=" GASNET_CONFIG_THREADS ",SEGMENT=FAST"
+#define GASNET_CONFIG_STRING "RELEASE=" WEFT_VERSION_STRING ",SPEC=1.8,CONDUIT=WEFT,THREADS=" GASNET_CONFIG_THREADS ",SEGMENT=FAST"
 
 /* The segment is a block of weft's symmetric heap, mapped by node peers. */
 #define GASNET_SEGMENT_FAST 1

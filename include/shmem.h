@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <weft/types.h>
 #include <weft/features.h>
+#include <weft/version.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,10 +24,7 @@ extern "C" {
 #define SHMEM_MAJOR_VERSION 1
 #define SHMEM_MINOR_VERSION 5
 #define SHMEM_MAX_NAME_LEN 256
-#define SHMEM_VENDOR_STRING "weft 0.1.0"
-#define WEFT_VERSION_MAJOR 0
-#define WEFT_VERSION_MINOR 1
-#define WEFT_VERSION_PATCH 0
+#define SHMEM_VENDOR_STRING "weft " WEFT_VERSION_STRING
 
 #define SHMEM_THREAD_SINGLE 0
 #define SHMEM_THREAD_FUNNELED 1

@@ -19,7 +19,7 @@ Output: OUT/man1, OUT/man3, OUT/man7 with one page per family, and per
 routine name NAME (and its profiling name pNAME) a one-line `.so` page that
 makes `man NAME` show the family's page.
 
-  gen-man.py --cc CC --include DIR --pages pages.txt --tunables tunables.def
+  gen-man.py --cc CC --include DIR [--include DIR]... --pages pages.txt --tunables tunables.def
              --routines LIST --version V --out DIR [--help-of NAME=PROGRAM]...
 """
 import argparse
@@ -36,12 +36,13 @@ SECTION_TITLES = {"1": "weft commands", "3": "OpenSHMEM library functions",
 
 
 def preprocess(cc, include, text):
-    """Run the C preprocessor over `text` with weft's include directory."""
+    """Run the C preprocessor over `text` with weft's include directories."""
     with tempfile.NamedTemporaryFile("w", suffix=".c", delete=False) as f:
         f.write(text)
         path = f.name
     try:
-        out = subprocess.run([cc, "-E", "-P", "-std=gnu11", "-I", include, path],
+        flags = [arg for d in include for arg in ("-I", d)]
+        out = subprocess.run([cc, "-E", "-P", "-std=gnu11"] + flags + [path],
                              check=True, capture_output=True, text=True)
     except subprocess.CalledProcessError as e:
         sys.exit("gen-man.py: the preprocessor failed:\n" + e.stderr)
@@ -176,7 +177,7 @@ def expand(template, tables):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cc", required=True)
-    ap.add_argument("--include", required=True)
+    ap.add_argument("--include", required=True, action="append")
     ap.add_argument("--pages", required=True)
     ap.add_argument("--tunables", required=True)
     ap.add_argument("--routines", required=True)
