@@ -12,22 +12,30 @@ install(TARGETS weft-info RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 if(WEFT_BUILD_TESTS)
   add_test(NAME tools-weft-info-tunables COMMAND weft-info --tunables)
-  # Every tunable of tunables.def is listed.
+  # Every tunable of tunables.def is listed, in the order of its category
+  # rows (WEFT_TUNABLE_IN).
   file(STRINGS ${PROJECT_SOURCE_DIR}/src/core/tunables.def _weft_tun_lines REGEX "^WEFT_TUNABLE\\(")
+  foreach(_l IN LISTS _weft_tun_lines)
+    string(REGEX REPLACE "^WEFT_TUNABLE\\(([A-Za-z0-9_]+), *\"([A-Za-z0-9_]+)\".*" "\\1;\\2" _p "${_l}")
+    list(GET _p 0 _id)
+    list(GET _p 1 _weft_tun_name_${_id})
+  endforeach()
+  file(STRINGS ${PROJECT_SOURCE_DIR}/src/core/tunables.def _weft_tun_lines
+       REGEX "^WEFT_TUNABLE_IN\\(")
   set(_weft_tun_regex "")
   foreach(_l IN LISTS _weft_tun_lines)
-    string(REGEX REPLACE "^WEFT_TUNABLE\\([A-Za-z0-9_]+, *\"([A-Za-z0-9_]+)\".*" "\\1" _n "${_l}")
-    string(APPEND _weft_tun_regex "${_n}.*")
+    string(REGEX REPLACE "^WEFT_TUNABLE_IN\\(([A-Za-z0-9_]+),.*" "\\1" _id "${_l}")
+    string(APPEND _weft_tun_regex "${_weft_tun_name_${_id}}.*")
   endforeach()
   set_tests_properties(tools-weft-info-tunables PROPERTIES LABELS tools
                        PASS_REGULAR_EXPRESSION "${_weft_tun_regex}")
   add_test(NAME tools-weft-info COMMAND weft-info --all)
   set_tests_properties(tools-weft-info PROPERTIES LABELS tools TIMEOUT 120
                        PASS_REGULAR_EXPRESSION "weft selected provider: [a-z]")
-  # docs/tunables.md documents every tunable of tunables.def.
+  # docs/tunables.md is what scripts/gen-docs-tunables makes of tunables.def
+  # and docs/tunables.md.in.
   add_test(NAME docs-tunables
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/check-docs-tunables
-                   ${PROJECT_SOURCE_DIR}/src/core/tunables.def ${PROJECT_SOURCE_DIR}/docs/tunables.md)
+           COMMAND ${PROJECT_SOURCE_DIR}/scripts/gen-docs-tunables --check)
   set_tests_properties(docs-tunables PROPERTIES LABELS docs)
 endif()
 # The pass regex above is built from tunables.def: re-configure when it changes.

@@ -142,7 +142,11 @@ static void print_tunables(void)
 {
     printf("Tunables (environment variables; * = set in this environment):\n");
     struct weftx_info_tunable t;
+    const char *category = NULL;
     for (size_t i = 0; weftx_info_tunable(i, &t) == 0; i++) {
+        if (!category || strcmp(category, t.category) != 0)
+            printf(" %s:\n", t.category);
+        category = t.category;
         printf("  %c %-24s = %-10s [%s, default \"%s\"]\n", t.set ? '*' : ' ', t.name,
                t.value[0] ? t.value : "\"\"", t.kind, t.def);
         printf("        %s\n", t.doc);

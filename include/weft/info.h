@@ -21,9 +21,11 @@ struct weftx_info_tunable {
     const char *doc;   /* one line */
     const char *value; /* in this environment, or the default; never NULL */
     int set;           /* set in this environment (or through an older name) */
+    const char *category; /* the group it is listed in (docs/tunables.md) */
 };
 
-/* Number of tunables; weftx_info_tunable fills *t for 0 <= i < that. */
+/* Number of tunables; weftx_info_tunable fills *t for 0 <= i < that, in
+ * listing order: category by category. */
 size_t weftx_info_tunable_count(void);
 int weftx_info_tunable(size_t i, struct weftx_info_tunable *t); /* 0, or -1 past the end */
 

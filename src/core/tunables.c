@@ -16,6 +16,26 @@ const struct weft_tunable_desc weft_tunables[WEFT_TUN_COUNT] = {
 #undef WEFT_TUNABLE
 };
 
+const char *const weft_tunable_category_title[WEFT_TUNCAT_COUNT] = {
+#define WEFT_TUNABLE_CATEGORY(category, title) title,
+#include "core/tunables.def"
+#undef WEFT_TUNABLE_CATEGORY
+};
+
+enum {
+    TUNABLES_LISTED = 0
+#define WEFT_TUNABLE_IN(id, category) +1
+#include "core/tunables.def"
+#undef WEFT_TUNABLE_IN
+};
+_Static_assert((int)TUNABLES_LISTED == (int)WEFT_TUN_COUNT,
+               "tunables.def: every tunable needs one WEFT_TUNABLE_IN row");
+const struct weft_tunable_place weft_tunable_listing[WEFT_TUN_COUNT] = {
+#define WEFT_TUNABLE_IN(id, category) {WEFT_TUN_##id, WEFT_TUNCAT_##category},
+#include "core/tunables.def"
+#undef WEFT_TUNABLE_IN
+};
+
 /* The older names of tunables (WEFT_TUNABLE_ALIAS rows of tunables.def). */
 static const struct {
     const char *name;

@@ -19,6 +19,20 @@ struct weft_tunable_desc {
     const char *name, *kind, *def, *doc;
 };
 extern const struct weft_tunable_desc weft_tunables[WEFT_TUN_COUNT];
+/* The groups tunables are listed in (WEFT_TUNABLE_CATEGORY rows), and every
+ * tunable once, category by category, in listing order (WEFT_TUNABLE_IN). */
+enum weft_tunable_category {
+#define WEFT_TUNABLE_CATEGORY(category, title) WEFT_TUNCAT_##category,
+#include "core/tunables.def"
+#undef WEFT_TUNABLE_CATEGORY
+    WEFT_TUNCAT_COUNT
+};
+struct weft_tunable_place {
+    enum weft_tunable_id id;
+    enum weft_tunable_category category;
+};
+extern const char *const weft_tunable_category_title[WEFT_TUNCAT_COUNT];
+extern const struct weft_tunable_place weft_tunable_listing[WEFT_TUN_COUNT];
 
 const char *weft_tun_str(enum weft_tunable_id id);   /* value or default (never NULL) */
 long long weft_tun_int(enum weft_tunable_id id);     /* integer, aborts on garbage */

@@ -18,13 +18,15 @@ WEFT_EXPORT int weftx_info_tunable(size_t i, struct weftx_info_tunable *t)
 {
     if (i >= WEFT_TUN_COUNT)
         return -1;
-    const struct weft_tunable_desc *d = &weft_tunables[i];
+    enum weft_tunable_id id = weft_tunable_listing[i].id;
+    const struct weft_tunable_desc *d = &weft_tunables[id];
     t->name = d->name;
     t->kind = d->kind;
     t->def = d->def;
     t->doc = d->doc;
-    t->value = weft_tun_str((enum weft_tunable_id)i);
-    t->set = weft_tun_is_set((enum weft_tunable_id)i);
+    t->value = weft_tun_str(id);
+    t->set = weft_tun_is_set(id);
+    t->category = weft_tunable_category_title[weft_tunable_listing[i].category];
     return 0;
 }
 

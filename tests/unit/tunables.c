@@ -121,6 +121,26 @@ int main(void)
         }
     }
 
+    /* The listing: every tunable once, categories in one run each. */
+    int listed[WEFT_TUN_COUNT] = {0}, category_seen[WEFT_TUNCAT_COUNT] = {0};
+    for (int i = 0; i < WEFT_TUN_COUNT; i++) {
+        enum weft_tunable_id id = weft_tunable_listing[i].id;
+        enum weft_tunable_category cat = weft_tunable_listing[i].category;
+        UT_CHECK(id < WEFT_TUN_COUNT && cat < WEFT_TUNCAT_COUNT, "listing[%d]", i);
+        if (id >= WEFT_TUN_COUNT || cat >= WEFT_TUNCAT_COUNT)
+            continue;
+        listed[id]++;
+        if (i == 0 || cat != weft_tunable_listing[i - 1].category) {
+            UT_CHECK(!category_seen[cat], "category %s listed in two places",
+                     weft_tunable_category_title[cat]);
+            category_seen[cat] = 1;
+        }
+    }
+    for (int t = 0; t < WEFT_TUN_COUNT; t++)
+        UT_CHECK(listed[t] == 1, "%s is listed %d times", weft_tunables[t].name, listed[t]);
+    for (int c = 0; c < WEFT_TUNCAT_COUNT; c++)
+        UT_CHECK(category_seen[c] && weft_tunable_category_title[c][0], "category %d", c);
+
     /* Sizes: powers of 1024, optional B/iB, fractions, no sign. */
     check_size("0", 0);
     check_size("4096", 4096);
