@@ -11,7 +11,7 @@ library itself is built from, so the pages cannot drift from the API:
   * which names exist: the routine list cmake/ProfilingInterface.cmake makes
     from the library's exported functions (a family name that is not a
     routine is an error; a routine no family lists is reported in
-    unclaimed.txt, which the man-pages ctest turns into a failure);
+    unclaimed.txt, which the man.pages ctest turns into a failure);
   * weft(7): the tunables and their older names from src/core/tunables.def;
   * oshrun(1), weft-info(1): their own --help output.
 

@@ -15,7 +15,7 @@
 #                 [NP <list>]                 # default ${WEFT_TEST_NP}
 #                 [PROVIDERS <list>]          # default ${WEFT_TEST_DEFAULT_PROVIDERS}
 #                 [ENV <k=v>...]
-#                 [LABELS <labels...>]
+#                 [LABELS <labels...>]        # only cross-cutting sets: soak
 #                 [EXPECT_FAIL_REGEX <re>...] # job must fail, output must match all
 #                 [EXPECT_STATUS <n>]         # job must exit with exactly n
 #                 [EXPECT_OUTPUT_REGEX <re>...] # output of a passing job must match
@@ -29,9 +29,18 @@
 #       cmake -E env --unset=FI_PROVIDER --unset=WEFT_PROVIDER [FI_PROVIDER=p]
 #                    <ENV...> <launcher> -n <N> <program> <ARGS...>
 #   so a developer's own FI_PROVIDER never leaks in and the command printed
-#   by `ctest -V` can be pasted into a shell. Labels: the group, the name,
-#   np<N>, the provider, the variant, plus LABELS. Filter with e.g.
-#   `ctest -L np4 -L tcp` or `ctest -R 'api\.amo'`.
+#   by `ctest -V` can be pasted into a shell. Labels: weft_test_labels of
+#   the name, plus LABELS. Filter with e.g. `ctest -L api -L np4 -L tcp`,
+#   and pick tests by name with `ctest -R 'api\.amo'`.
+#
+#   weft_test_labels(<test> [<extra labels...>])
+#       Every test, job or not, is named <area>.<name>[.<more>...], with the
+#       PE count as a component np<N> and the path as one of the components
+#       default, shm, tcp, sockets, mixed, hydra where they apply. Its labels
+#       follow from the name: the area, np<N> and the path; extra labels
+#       only for sets that scripts select (soak: long stress runs, left out
+#       of scripts/test unless WEFT_SOAK=1). Call it after add_test for tests
+#       not made by weft_job_test.
 #
 #   The "provider" names a path through the library:
 #     default  nothing set: the library's choice, i.e. the direct on-node
@@ -46,6 +55,21 @@
 #   enforces that the job ends (no hang) within FAIL_TIME seconds.
 
 set(WEFT_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(WEFT_TEST_PATHS default shm tcp sockets mixed hydra)
+
+function(weft_test_labels test)
+  string(REPLACE "." ";" parts "${test}")
+  list(GET parts 0 labels)
+  list(REMOVE_AT parts 0)
+  foreach(part IN LISTS parts)
+    if(part MATCHES "^np[0-9]+$" OR part IN_LIST WEFT_TEST_PATHS)
+      list(APPEND labels ${part})
+    endif()
+  endforeach()
+  list(APPEND labels ${ARGN})
+  list(REMOVE_DUPLICATES labels)
+  set_tests_properties(${test} PROPERTIES LABELS "${labels}")
+endfunction()
 
 set(WEFT_TEST_LAUNCHER "" CACHE STRING
     "Launcher for test jobs (empty: the oshrun built here, ${CMAKE_BINARY_DIR}/bin/oshrun)")
@@ -218,17 +242,8 @@ function(weft_job_test)
       else()
         set(procs ${np})
       endif()
-      set(labels ${group} ${T_NAME} np${np} ${prov} ${T_LABELS})
-      if(T_VARIANT)
-        list(APPEND labels ${T_VARIANT})
-      endif()
-      if(DEFINED T_EXPECT_FAIL_REGEX)
-        list(APPEND labels expect-failure)
-      endif()
-      set_tests_properties(${name} PROPERTIES
-        TIMEOUT ${timeout}
-        PROCESSORS ${procs}
-        LABELS "${labels}")
+      set_tests_properties(${name} PROPERTIES TIMEOUT ${timeout} PROCESSORS ${procs})
+      weft_test_labels(${name} ${T_LABELS})
     endforeach()
   endforeach()
 endfunction()

@@ -11,7 +11,7 @@ set_target_properties(weft-info PROPERTIES INSTALL_RPATH "$ORIGIN/${_weft_info_r
 install(TARGETS weft-info RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 if(WEFT_BUILD_TESTS)
-  add_test(NAME tools-weft-info-tunables COMMAND weft-info --tunables)
+  add_test(NAME tools.weft-info.tunables COMMAND weft-info --tunables)
   # Every tunable of tunables.def is listed, in the order of its category
   # rows (WEFT_TUNABLE_IN).
   file(STRINGS ${PROJECT_SOURCE_DIR}/src/core/tunables.def _weft_tun_lines REGEX "^WEFT_TUNABLE\\(")
@@ -27,16 +27,18 @@ if(WEFT_BUILD_TESTS)
     string(REGEX REPLACE "^WEFT_TUNABLE_IN\\(([A-Za-z0-9_]+),.*" "\\1" _id "${_l}")
     string(APPEND _weft_tun_regex "${_weft_tun_name_${_id}}.*")
   endforeach()
-  set_tests_properties(tools-weft-info-tunables PROPERTIES LABELS tools
+  set_tests_properties(tools.weft-info.tunables PROPERTIES
                        PASS_REGULAR_EXPRESSION "${_weft_tun_regex}")
-  add_test(NAME tools-weft-info COMMAND weft-info --all)
-  set_tests_properties(tools-weft-info PROPERTIES LABELS tools TIMEOUT 120
+  weft_test_labels(tools.weft-info.tunables)
+  add_test(NAME tools.weft-info COMMAND weft-info --all)
+  set_tests_properties(tools.weft-info PROPERTIES TIMEOUT 120
                        PASS_REGULAR_EXPRESSION "weft selected provider: [a-z]")
+  weft_test_labels(tools.weft-info)
   # docs/tunables.md is what scripts/gen-docs-tunables makes of tunables.def
   # and docs/tunables.md.in.
-  add_test(NAME docs-tunables
+  add_test(NAME docs.tunables
            COMMAND ${PROJECT_SOURCE_DIR}/scripts/gen-docs-tunables --check)
-  set_tests_properties(docs-tunables PROPERTIES LABELS docs)
+  weft_test_labels(docs.tunables)
 endif()
 # The pass regex above is built from tunables.def: re-configure when it changes.
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS

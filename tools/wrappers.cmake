@@ -47,8 +47,9 @@ foreach(_weft_wrap IN ITEMS "oshcc;C;WEFT_CC" "oshc++;CXX;WEFT_CXX")
 endforeach()
 
 if(WEFT_BUILD_TESTS)
-  add_test(NAME tools-oshcc
+  add_test(NAME tools.oshcc
            COMMAND ${CMAKE_CURRENT_LIST_DIR}/check-wrappers ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
                    ${PROJECT_SOURCE_DIR}/examples/hello.c)
-  set_tests_properties(tools-oshcc PROPERTIES LABELS tools TIMEOUT 120)
+  set_tests_properties(tools.oshcc PROPERTIES TIMEOUT 120)
+  weft_test_labels(tools.oshcc)
 endif()
