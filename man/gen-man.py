@@ -324,10 +324,13 @@ def main():
 
 
 def tunables_section(cc, include, path):
-    """weft(7)'s ENVIRONMENT: every row of tunables.def, then the older names."""
+    """weft(7)'s ENVIRONMENT: every row of tunables.def by category (in the
+    order of its WEFT_TUNABLE_IN rows), then the older names."""
     # Variadic: columns added after the description are ignored.
-    probe = ('#define WEFT_TUNABLE(id, name, kind, def, doc, ...) @TUN name @SEP kind @SEP def @SEP doc @END\n'
+    probe = ('#define WEFT_TUNABLE(id, name, kind, def, doc, ...) @TUN #id @SEP name @SEP kind @SEP def @SEP doc @END\n'
              '#define WEFT_TUNABLE_ALIAS(old, id) @ALIAS old @SEP #id @END\n'
+             '#define WEFT_TUNABLE_CATEGORY(category, title) @CAT #category @SEP title @END\n'
+             '#define WEFT_TUNABLE_IN(id, category) @IN #id @SEP #category @END\n'
              '#include "%s"\n' % os.path.abspath(path))
     text = preprocess(cc, include, probe)
     out = [".SH ENVIRONMENT",
@@ -338,12 +341,22 @@ def tunables_section(cc, include, path):
            "specification's variables) is on for any value except an explicit 0, n, no, off, false, "
            "disable or disabled. An empty variable counts as unset; a malformed value is a fatal "
            "error at \\fBshmem_init\\fR naming the variable."]
-    names = {}
-    for m in re.finditer(r"@TUN (.*?) @SEP (.*?) @SEP (.*?) @SEP (.*?) @END", text, re.S):
-        name, kind, default, doc = (ast.literal_eval(g.strip()) for g in m.groups())
-        names[name] = name
-        out += [".TP", "\\fB%s\\fR (%s, default \\(lq%s\\(rq)" % (name, kind, roff_text(default)),
-                roff_text(doc)]
+    rows = {}
+    for m in re.finditer(r"@TUN (.*?) @SEP (.*?) @SEP (.*?) @SEP (.*?) @SEP (.*?) @END", text, re.S):
+        ident, name, kind, default, doc = (ast.literal_eval(g.strip()) for g in m.groups())
+        rows[ident] = [".TP", "\\fB%s\\fR (%s, default \\(lq%s\\(rq)" % (name, kind, roff_text(default)),
+                       roff_text(doc)]
+    titles = dict((ast.literal_eval(a.strip()), ast.literal_eval(b.strip()))
+                  for a, b in re.findall(r"@CAT (.*?) @SEP (.*?) @END", text, re.S))
+    category = None
+    for m in re.finditer(r"@IN (.*?) @SEP (.*?) @END", text, re.S):
+        ident, cat = ast.literal_eval(m.group(1).strip()), ast.literal_eval(m.group(2).strip())
+        if cat != category:
+            category = cat
+            out += [".SS " + roff_text(titles[cat])]
+        out += rows.pop(ident)
+    if rows:
+        sys.exit("gen-man.py: tunables without a category: " + " ".join(rows))
     aliases = []
     for m in re.finditer(r"@ALIAS (.*?) @SEP (.*?) @END", text, re.S):
         aliases.append((ast.literal_eval(m.group(1).strip()), ast.literal_eval(m.group(2).strip())))
