@@ -9,7 +9,7 @@
 #include "unit.h"
 
 #include "api/coll_schedule.h"
-#include "core/team.h"
+#include "runtime/team.h"
 
 #define MAX_N 64
 
