@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* alltoall_lat: shmem_alltoallmem latency on SHMEM_TEAM_WORLD, 8 B .. 64 KiB
  * per PE pair by default (the size is the block each PE sends to each PE).
  * Every PE times back-to-back calls; the result is the slowest PE's mean

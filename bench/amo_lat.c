@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* amo_lat: latency of 64-bit atomics from PE 0 to PE 1, one at a time:
  * fetch-add, compare-and-swap, swap, fetch, and the non-fetching add
  * followed by shmem_quiet (add_quiet_lat: the add measured to remote

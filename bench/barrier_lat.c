@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* barrier_lat: shmem_barrier_all latency over all PEs, microseconds per
  * barrier, and the active-set shmem_barrier over all PEs with a pSync
  * (barrier_aset_lat: what OSU's osu_oshm_barrier calls). Also checks that

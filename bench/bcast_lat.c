@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bcast_lat: shmem_broadcastmem latency on SHMEM_TEAM_WORLD, root PE 0,
  * 8 B .. 1 MiB by default. Every PE times back-to-back broadcasts; the
  * result is the slowest PE's mean time per call (microseconds). After each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench.h: what every weft micro-benchmark shares on top of bench_core.h:
  * start-up, the header line, symmetric allocation and slowest-PE reporting.
  * Options and the RESULT output format are described in bench_core.h. */

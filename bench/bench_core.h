@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_core.h: what every benchmark shares, weft's and the raw baselines
  * alike: options, timer, the message-size sweep, the RESULT line and the
  * data patterns. Plain C, no OpenSHMEM, so raw_baseline.c can use it too.

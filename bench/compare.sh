@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # compare.sh: the --compare mode of bench/run-benchmarks (sourced by it, not
 # run on its own): builds the benchmarks with another OpenSHMEM's oshcc,
 # runs them interleaved with weft's and prints both side by side with the

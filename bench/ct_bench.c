@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ct_bench: counting puts and one-sided append against what a program
  * writes without them (docs/extensions.md, docs/performance.md).
  *

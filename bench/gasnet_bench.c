@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gasnet_bench.c: GASNet-1 on weft between node 0 and node 1: AM Short
  * round trip, AM Medium 64 B round trip, AM Long 4 MiB bandwidth (each Long
  * acknowledged by a Short reply), blocking 8 B put and get latency, and the

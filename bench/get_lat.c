@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* get_lat: blocking get latency. PE 0 reads `size` bytes from PE 1 with
  * shmem_getmem, one at a time; PE 1 (and any other PE) waits in a barrier. */
 #include "bench.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* key_exchange: the key exchange of a NAS IS-style bucket sort, with and
  * without contexts. Each PE sends every PE (itself last) its keys for that
  * PE, `size` bytes, as BUCKETS pieces, one per bucket. Where a piece goes in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* msg_rate: 8-byte put message rate from PE 0 to PE 1, in millions of
  * messages per second: shmem_long_p and shmem_putmem_nbi of 8 bytes, in
  * windows of 256 followed by shmem_quiet. */

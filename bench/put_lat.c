@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* put_lat: put latency, ping-pong on a flag. PE 0 puts `size` bytes into PE
  * 1, then (after shmem_fence) raises PE 1's flag with shmem_uint64_p; PE 1
  * waits for the flag and answers the same way. Latency = round trip / 2.

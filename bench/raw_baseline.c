@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* raw_baseline: the figures weft's benchmarks are compared with, measured
  * without weft by two processes (a fork) that share an anonymous
  * MAP_SHARED region:

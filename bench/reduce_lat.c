@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* reduce_lat: shmem_long_sum_reduce and shmem_double_sum_reduce latency on
  * SHMEM_TEAM_WORLD, 1 .. 128K elements by default (sizes are given and
  * reported in bytes: 8 B .. 1 MiB; both types are 8 bytes). Every PE times

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # GasnetArity.cmake generates the arity variants of the GASNet active-message
 # calls from one loop over 0..16 arguments (never written out by hand):
 #   <public>    gasnet_arity.h, included by gasnet.h and installed with it:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # GasnetInstall.cmake installs the GASNet-1 makefile fragments
 #   <includedir>/weft-conduit/weft-seq.mak, weft-par.mak, weft-parsync.mak
 # written at install time (like weft.pc) so they name the prefix actually

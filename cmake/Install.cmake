@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Install rules for what lets other projects use an installed weft:
 #   <libdir>/pkgconfig/weft.pc             pkg-config --cflags --libs weft
 #   <libdir>/cmake/weft/weftConfig.cmake   find_package(weft) -> weft::weft

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # ProfilingInterface.cmake builds the OpenSHMEM profiling interface of
 # libweft from the library's compiled objects (docs/profiling.md).
 #

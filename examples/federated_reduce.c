@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* federated_reduce.c: a two-level (hierarchical) sum with weft's topology
  * teams (shmemx.h), checked against the flat sum over SHMEM_TEAM_WORLD.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gasnet_ring.c: a GASNet-1 program on weft. Every node sends a Medium
  * active message around the ring carrying its name; the handler stores the
  * text in the receiver's segment with a Long reply's worth of bookkeeping;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hello.c: the smallest useful OpenSHMEM program. Every PE says hello,
  * writes its number into PE 0's symmetric array with a put and bumps a
  * counter on PE 0 with an atomic; PE 0 checks both after a barrier.

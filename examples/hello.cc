@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // hello.cc: hello.c in C++. Every PE adds its number + 1 to a counter on
 // PE 0 with the C++ overload of shmem_atomic_add (weft/cxx.h; docs/cxx.md)
 // and PE 0 checks the sum after a barrier.

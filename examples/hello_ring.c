@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hello_ring.c: weft's demo. Four small, checked pieces of a real
  * OpenSHMEM program, each timed:
  *

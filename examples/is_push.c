@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* is_push.c: the key exchange of a NAS IS-style bucket sort with one-sided
  * append (shmemx_push, docs/extensions.md). Every PE draws random keys,
  * sends each key to the PE that owns its range by appending it to that

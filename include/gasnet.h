@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gasnet.h: the GASNet-1 interface (specification 1.8) on weft, the
  * "weft" conduit: core API (active messages, segment, handler-safe locks)
  * and extended API (puts, gets, synchronization, barriers), on the same

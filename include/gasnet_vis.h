@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gasnet_vis.h: GASNet-1's non-contiguous transfers on weft: vector
  * (putv/getv: lists of address + length), indexed (puti/geti: lists of
  * addresses of one length) and strided (puts/gets: a base address, strides

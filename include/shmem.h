@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shmem.h: the OpenSHMEM 1.5 interface of weft, for C and C++. The typed
  * routines are declared from the type tables in weft/types.h, one macro per
  * routine family, so every type gets exactly the same set of routines; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shmemx.h: weft's extensions to OpenSHMEM 1.5 (not part of the standard;
  * names carry the shmemx_ / SHMEMX_ prefix).
  *

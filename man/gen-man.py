@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """gen-man.py owns the generation of weft's manual pages from the tables the
 library itself is built from, so the pages cannot drift from the API:
 

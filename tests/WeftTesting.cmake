@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # WeftTesting.cmake: helpers that turn a test program into a matrix of real
 # multi-process jobs.
 #

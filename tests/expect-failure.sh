@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # expect-failure.sh: run a job that is expected to fail (or to print a
 # particular message) and judge how it ended.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # weft-info: version, build configuration, libfabric providers, tunables and
 # the transport weft selects. It asks the library through its info interface
 # (include/weft/info.h) and reads the build configuration from the generated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* oshrun: weft's single-machine launcher.
  *
  *   oshrun -n N [--] program [args...]

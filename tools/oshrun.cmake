@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # oshrun: weft's single-machine launcher, a PMI-1 wire-protocol server
 # (tools/oshrun.c; the server in tools/oshrun_pmi.c). Included from tools/CMakeLists.txt. It links neither
 # libweft nor libfabric; it reads the tunables list only for the documented

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* oshrun_handoff.c owns oshrun's multi-host options and the hand-off of
  * such jobs to a launcher that can start processes on other hosts: MPICH's
  * mpiexec.hydra, or srun inside a Slurm allocation. weft has no remote

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* oshrun_handoff.h: oshrun's multi-host options and the hand-off to
  * mpiexec.hydra or srun (oshrun_handoff.c). */
 #ifndef WEFT_OSHRUN_HANDOFF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* oshrun_pmi.c owns oshrun's PMI-1 wire-protocol server: the PEs'
  * connections (a line of "cmd=... key=value" pairs per request), the job's
  * key-value store with its per-PE limits, the PMI barrier, abort and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* oshrun_pmi.h: what oshrun's launcher (oshrun.c: processes, signals,
  * teardown) and its PMI-1 server (oshrun_pmi.c: connections, key-value
  * store, barrier) share. The launcher owns the table of PEs; the server

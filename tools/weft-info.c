@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* weft-info: what this weft is and what it would do here. Prints the
  * version, the build configuration (weft_config.h), the libfabric providers
  * that offer RMA on an RDM endpoint, the tunables (tunables.def) with their

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Compiler wrappers oshcc (C) and oshc++ (C++), generated from oshcc.in.
 #  - build tree: bin/oshcc and bin/oshc++ use the source include/ directory
 #    and the build lib/ directory (with an rpath), so programs can be built

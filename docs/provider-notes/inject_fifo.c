@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* inject_fifo.c -- standalone libfabric probe (not built by CMake): does an
  * injected write or atomic, once counted at its origin, come before every
  * later operation that any third process sends to the same target?

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* probe.h -- what the standalone libfabric probes of this directory share
  * (each is still one cc command: the header sits next to them): the
  * headers they use, CK() to stop at the first failing call with its line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* remote_completion.c -- standalone libfabric probe used to learn what each
  * provider gives weft (not built by CMake). Two processes (fork), names
  * exchanged through pipes, one RDM endpoint each, counters for FI_WRITE and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* remote_cq_data.c -- standalone libfabric probe (not built by CMake) for
  * what counting puts and one-sided append could ride on (docs/providers.md,
  * docs/extensions.md). Two processes (fork), names exchanged through pipes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rxm_reorder.c -- standalone libfabric probe (not built by CMake) for
  * problem 7 of docs/providers.md: on tcp;ofi_rxm, can a message that a
  * second thread sends while the first thread's earlier sends are unfinished

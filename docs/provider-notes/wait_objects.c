@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* wait_objects.c -- standalone libfabric probe (not built by CMake): which
  * wait objects a provider offers and whether blocking on them serves a
  * peer. Two processes (fork), names exchanged through pipes, one RDM

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* weft/collectives.h: teams and collective routines of shmem.h (OpenSHMEM
  * 1.5, plus shmem_team_ptr and the scans of 1.6), included by shmem.h.
  * Typed routines are declared from the tables of weft/types.h; the C11

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* weft/cxx.h owns the C++ form of shmem.h's generic routines: one inline
  * overload per (generic routine, type), generated from the tables of
  * weft/types.h, each forwarding to the typed C routine. It mirrors

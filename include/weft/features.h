@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* weft/features.h owns the feature macros shmem.h publishes for language
  * bindings that decide by preprocessor test which optional parts of the
  * OpenSHMEM interface a library provides, instead of by vendor.

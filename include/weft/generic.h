@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* weft/generic.h owns the C11 _Generic selections of shmem.h: one macro per
  * generic routine, built from the same type tables as the typed routines.
  * A routine with a context form accepts both shmem_put(dest, src, n, pe)

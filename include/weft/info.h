@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* weft/info.h owns what weft's own tools (weft-info) may ask the library
  * about itself: the tunables with their values, the launcher and the
  * transport it chose. Not part of the OpenSHMEM or GASNet interface and

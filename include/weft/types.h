@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* weft/types.h owns the one table of OpenSHMEM types from which the whole
  * typed API (declarations, definitions, C11 generics, tests) is generated.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* am.c owns the active-message engine (see am.h): the on-node channels in
  * the symmetric heap, their send and poll, and the adapter that carries
  * engine messages through the transport's messages (transport.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* am.h owns weft's active-message engine: one way to run a handler on
  * another PE with up to WEFT_AM_MAX_ARGS 32-bit arguments and a payload,
  * with two paths chosen per peer the way RMA chooses them (transport.h):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* amo.c owns the OpenSHMEM atomic memory operations: standard, extended
  * and bitwise, fetching and not, blocking and non-blocking, with context
  * forms, generated from the AMO type tables; plus the deprecated names. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* api.h owns the checks and the funnel shared by every public routine:
  * each typed entry point validates its arguments cheaply (initialized,
  * context, PE range, symmetric address) and lands in one of these inline

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* append.c owns the one-sided append of shmemx.h (docs/extensions.md): the
  * offset counters (shmemx_oct_t) and every push form.
  *

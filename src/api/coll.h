@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll.h owns the machinery shared by the team collectives (collectives.c),
  * the team management routines (team.c) and the deprecated active-set forms
  * (coll_active.c): a collective "session" naming the PEs taking part and

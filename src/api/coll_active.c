@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_active.c owns the deprecated active-set collectives (OpenSHMEM 1.0
  * style, still called by benchmarks and test suites): shmem_barrier,
  * shmem_sync, shmem_broadcast32/64, shmem_(f)collect32/64,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_engine.c owns the collective algorithms shared by the team routines
  * and the deprecated active-set routines (see coll.h for sessions and
  * counters):

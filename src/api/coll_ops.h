@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_ops.h owns the element-wise reduction kernels, one per (type, op),
  * generated from the tables of weft/types.h: weft_red_NAME_OP(out, a, b, n)
  * computes out[i] = a[i] OP b[i]; out may be a or b. Included by the files

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_schedule.h owns the shapes of the collective algorithms
  * (coll_engine.c): which PE a member signals, reads from or combines with
  * in each round, as pure functions of its index in the team and the team's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* collectives.c owns the team-based collective routines of OpenSHMEM 1.5
  * (sync, broadcast, collect, fcollect, alltoall(s), reductions) and the
  * 1.6 scans: argument checks and typed entry points; the algorithms are in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* counting.c owns the counting puts of shmemx.h (docs/extensions.md): the
  * counter objects, their local reads and waits, and every put/get form
  * that raises a counter at the PE whose memory it touched.

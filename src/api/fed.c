@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fed.c (api) owns the federation extensions of shmemx.h: topology queries
  * and the splits by topology domain and by color.
  *

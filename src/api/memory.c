@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* memory.c owns the symmetric memory routines. They are collective: every
  * PE calls them with the same arguments in the same order, which keeps the
  * heap's offsets identical everywhere; the barriers the spec requires keep

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* order.c owns ordering and mutual exclusion: fence, quiet, the world
  * barrier and sync, distributed locks, contexts' life cycle, and the
  * deprecated cache-control no-ops. */

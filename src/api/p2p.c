@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* p2p.c owns point-to-point synchronization: wait_until and test in their
  * scalar, all/any/some and vector forms, for every type of Table 10, plus
  * the deprecated shmem_wait forms. One generic engine works on (element

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pe_quiet.c owns shmem_pe_quiet and shmem_ctx_pe_quiet (OpenSHMEM 1.6):
  * completion of the operations issued to a list of PEs. */
 #include "api/api.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* profiling.c owns shmem_pcontrol, the one routine of the profiling
  * interface; the p-names of every routine are given at link time
  * (cmake/ProfilingInterface.cmake, docs/profiling.md). */

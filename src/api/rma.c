@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rma.c owns the OpenSHMEM RMA routines (put, get, p, g, their nbi and
  * strided forms, sized and mem variants), each with its context form,
  * generated from the type tables in weft/types.h. */

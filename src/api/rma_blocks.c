@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rma_blocks.c owns the OpenSHMEM 1.6 interleaved block transfers,
  * shmem_ibput and shmem_ibget (typed and sized, with context forms,
  * generated from the type tables): nblocks blocks of bsize contiguous

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* session.c owns the OpenSHMEM 1.6 communication sessions,
  * shmem_ctx_session_start and shmem_ctx_session_stop. */
 #include "api/api.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* setup.c owns library setup and query routines: init (nested, 1.6),
  * finalize, query_initialized, exit, PE identity, accessibility, shmem_ptr,
  * version, and their deprecated names (start_pes, _my_pe, _num_pes). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* signal.c owns the OpenSHMEM signaling operations: put-with-signal (typed,
  * sized and mem, blocking and nbi, with context forms, generated from the
  * type tables), signal set/add, signal fetch and signal wait.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sym_block.h owns the symmetric control blocks behind the counters of
  * shmemx.h (shmemx_ct_t in counting.c, shmemx_oct_t in append.c): one
  * cache line of the symmetric heap each, made and released collectively

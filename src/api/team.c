@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* team.c (api) owns the team management routines: queries, translation,
  * strided and 2-D splits, destruction, team contexts and shmem_team_ptr.
  *

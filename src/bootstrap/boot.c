@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* boot.c: the launcher bootstrap behind bootstrap.h. Detects the launcher
  * and says why (the order is documented in docs/launching.md):
  *   1. PMI_FD set: PMI-1 over an inherited socket (oshrun, mpiexec.hydra,

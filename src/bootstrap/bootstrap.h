@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bootstrap.h owns the interface between the runtime and whatever launched
  * the job: rank and size, a key-value exchange, a barrier and job abort.
  * Implementations: PMI-1 wire protocol (oshrun, Hydra in fd and port modes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pmi1.c: client side of the PMI-1 wire protocol, as served by MPICH Hydra
  * (mpiexec.hydra) and by our own oshrun over the socket named by PMI_FD.
  *

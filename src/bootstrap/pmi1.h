@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pmi1.h: private interface between boot.c (launcher detection, singleton,
  * allgather) and pmi1.c (the PMI-1 wire-protocol client spoken to oshrun and
  * MPICH Hydra over the socket in PMI_FD, or Hydra's PMI_PORT). Not part of the library's API. */

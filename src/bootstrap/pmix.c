@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pmix.c: the PMIx client bootstrap, used when the launcher is a PMIx
  * server (Open MPI's mpirun, prterun, srun --mpi=pmix). Rank, size, local
  * rank and node come from the PMIx job data; the key exchange is one

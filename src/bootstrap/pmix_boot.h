@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pmix_boot.h: private interface between boot.c (launcher detection) and pmix.c
  * (the PMIx client). Only present in builds with libpmix (WEFT_HAVE_PMIX).
  * Not part of the library's API. */

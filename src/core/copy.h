@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* copy.h owns the copy that writes into another PE's memory on the direct
  * on-node path: every destination byte is stored exactly once.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpu_amo.h owns the one implementation of every OpenSHMEM atomic with CPU
  * atomic instructions on a local address. The direct on-node path calls it
  * on a peer's mapped memory, the libfabric software path calls it at the

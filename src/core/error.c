@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* error.c owns how weft reports problems: fatal errors name the call and
  * the argument and take the whole job down through the launcher; warnings
  * and debug traces go to stderr with the PE number. The launcher is reached

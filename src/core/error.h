@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* error.h owns how weft reports problems (error.c): fatal errors that end
  * the whole job, warnings and debug traces, and the compiler attributes the
  * library's headers share. The bottom layer: it includes nothing of weft,

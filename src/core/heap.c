@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* heap.c owns the symmetric heap: one memfd-backed mapping per PE (so the
  * on-node path can map peers' heaps) and a deterministic allocator whose
  * bookkeeping lives outside the heap, so identical call sequences on every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lifeline.c owns how a PE leaves when weft's own calls cannot see the
  * reason: a watchdog thread that ends the PE once its launcher is gone
  * (the launcher's connection closed, or the parent process died), whatever

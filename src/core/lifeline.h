@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lifeline.h owns how a PE leaves when weft's own calls cannot see the
  * reason (lifeline.c): the watch of the launcher, and the removal of the
  * files this PE created in /dev/shm. Core layer: it includes nothing of

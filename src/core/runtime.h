@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* runtime.h owns the process-wide state of a weft PE: who we are, the
  * symmetric segments and how a local symmetric address resolves to
  * (segment, offset), the atomic op/datatype vocabulary shared by the API

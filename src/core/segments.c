@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* segments.c owns finding the executable's static data (.data + .bss), the
  * second symmetric segment: remote access to static variables works because
  * every PE runs the same executable, so offsets within it agree. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* state.c owns the process-wide runtime state and the names of the atomic
  * vocabulary used in messages and by weft-info. */
 #include "core/runtime.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tunables.c owns reading weft's environment variables: the table comes
  * from tunables.def, values are parsed once per call site's need and bad
  * values are fatal errors naming the variable. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tunables.h owns the environment variables weft reads (tunables.c): each
  * is declared once in tunables.def and read only through these helpers, so weft-info and the docs list
  * exactly what the code uses. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* barrier.c owns the GASNet split-phase barrier: a dissemination barrier
  * over active messages (ceil(log2 n) rounds; in round k node i tells node
  * i + 2^k what it has learned so far) that combines, on the way, what each

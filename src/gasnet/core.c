@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* core.c owns the GASNet-1 core API on weft: gasnet_init (weft's own
  * initialization), gasnet_attach (handler table, the segment as a block of
  * the symmetric heap, every node's segment address), the active-message

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* extended.c owns the GASNet-1 extended API on weft: puts and gets
  * (blocking, explicit-handle, implicit-handle, value forms), memset, their
  * synchronization and access regions. They are the transport's RMA on the

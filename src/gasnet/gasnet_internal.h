@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gasnet_internal.h owns the state of weft's GASNet-1 layer shared by its
  * sources (core.c: init, attach, active messages; extended.c: puts, gets,
  * syncs; barrier.c; vis.c): the handler table, the segment of every node

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* vis.c owns GASNet's non-contiguous transfers (gasnet_vis.h): each side
  * (remote and local) is walked as a sequence of contiguous chunks, whatever
  * its description (vector, indexed, strided), and every overlap of a remote

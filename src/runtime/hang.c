@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hang.c owns what a waiting PE notices about the rest of the job: a peer
  * that entered shmem_finalize while this PE waits for it in a collective
  * (the mismatch can never resolve), and, with WEFT_HANG_TIMEOUT, a job in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* info.c owns the info interface (include/weft/info.h): the few questions
  * weft's own tools ask the library, answered from the tunables, the
  * bootstrap and the transports, whose own functions stay hidden. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* init.c owns the life cycle of a PE: connect to the launcher, build the
  * symmetric segments, bring up the transport, and tear it all down in the
  * reverse order at finalize (explicit, or at exit for programs that return

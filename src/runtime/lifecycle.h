@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lifecycle.h owns the runtime's own entry points: init and finalize of
  * the whole library (init.c), the host identities (node.c), the hang
  * report's set-up and a wait's slow phase (hang.c), and the host's load

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* node.c owns host identity: which PEs share this machine, decided by
  * hostname plus the kernel's boot id (two containers with one hostname but
  * different kernels are different hosts), learned once at init through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sync.c owns waiting: the polling helper every wait loop uses (a short
  * spin, then a yield of the CPU so oversubscribed PEs share cores, or a
  * nap when a long wait serves nobody; progress after each) and the world

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* team.c owns team objects, the predefined teams and the symmetric scratch
  * pool the team collectives use (see team.h for the scheme). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* team.h owns the representation of teams (shmem_team_t points to one) and
  * the per-team symmetric scratch the collectives synchronize through.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* topology.c owns the machine topology of the federation extensions: the
  * node, NUMA node, socket and L3 domain of every world PE (see topology.h
  * for the sources and docs/federations.md for the rules). Everything is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* topology.h owns the machine topology behind the federation extensions
  * (shmemx.h): for each domain type (node, NUMA node, socket, L3 cache) the
  * domain of every world PE, learned once at init, so the queries and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* transport.h owns the one door to the transports: the layers above
  * (src/api, src/gasnet, src/am) reach the on-node path and libfabric only
  * through the functions here. One load of the peer's direct mapping

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* amo_concurrent: every PE hammers one address on PE 0 at the same time,
  * for every type of WEFT_AMO_STD_TYPES (and WEFT_AMO_BIT_TYPES for the
  * bitwise part), with the target in the heap and in a .bss global:

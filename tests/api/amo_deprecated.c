@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* amo_deprecated: the pre-1.4 AMO names programs still use.
  *   shmem_TYPE_cswap/finc/inc/fadd/add for every type of WEFT_AMO_STD_TYPES
  *   and shmem_TYPE_swap/fetch/set for every type of WEFT_AMO_EXT_TYPES

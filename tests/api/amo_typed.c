@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* amo_typed: every typed AMO for every type of WEFT_AMO_STD_TYPES,
  * WEFT_AMO_EXT_TYPES and WEFT_AMO_BIT_TYPES (generated from the tables of
  * shmem.h), blocking, fetching-nbi (checked after shmem_quiet) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* append: the one-sided append of shmemx.h (docs/extensions.md).
  * Each phase, every sender pushes RECS records of varying length to its
  * targets with every push form in turn; a target knows how many bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bad_args: invalid arguments must be reported, naming the routine and the
  * argument, and end the whole job with a non-zero status - promptly, while
  * the other PEs wait in a barrier. Run under expect-failure.sh.

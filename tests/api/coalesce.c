@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coalesce: small puts that weft coalesces into one message per PE on
  * tcp;ofi_rxm (shmem_TYPE_p, shmem_putmem and shmem_putmem_nbi of up to 1024
  * bytes through the default context) keep every guarantee of a put:

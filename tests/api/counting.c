@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* counting: the counting puts of shmemx.h (docs/extensions.md).
  *   1. every form (typed, sized, mem; put and get; blocking and nbi;
  *      default and created context) raises the counter of the PE whose

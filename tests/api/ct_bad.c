@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ct_bad: invalid use of counting puts and one-sided append must end the
  * job promptly with a message naming the routine and the argument (or, for
  * an overflowing push, the sizes and the PE); run under expect-failure.sh

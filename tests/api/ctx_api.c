@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ctx_api: the life cycle of contexts and what a program can observe of
  * their resources.
  *   options: PRIVATE, SERIALIZED, NOSTORE and their combinations create a

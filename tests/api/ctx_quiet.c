@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ctx_quiet: a quiet on one context neither waits for another context's
  * operations nor completes them.
  *   PE 0 has two contexts, A and B. A target T that PE 0 reaches through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ctx_threads: SHMEM_THREAD_MULTIPLE with 4 threads per PE hammering puts,
  * gets and atomics at every PE, every value checked.
  *   shmem_init_thread(MULTIPLE) must provide MULTIPLE.

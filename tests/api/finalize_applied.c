@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* finalize_applied: what peers put and added before shmem_finalize is in
  * a PE's memory when its own shmem_finalize returns.
  *

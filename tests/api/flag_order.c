@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* flag_order: a flag put after a fence or quiet is never seen before the
  * data put before it, for every placement of data and flag (static .bss or
  * symmetric heap), and nothing writes a flag that nobody may write.

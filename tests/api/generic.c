@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* generic: the C11 _Generic selections of shmem.h. Every generic routine is
  * called with several argument types, plain and (where it exists) with a
  * leading context argument, and the value checked, so a selection that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* generic_signal_blocks: the C11 _Generic forms added with signals and
  * OpenSHMEM 1.6 - shmem_put_signal, shmem_put_signal_nbi, shmem_ibput,
  * shmem_ibget (each plain and with a leading context) over several types,

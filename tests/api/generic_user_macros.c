@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* generic_user_macros: the C11 generic routines keep working when the
  * program defines short macros before using them (N and Y once broke the
  * type tables' flags; found with the specification's examples, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* get_after_sync: a get returns the puts its caller is entitled to see
  * while those puts still wait, unapplied, in the target's queue.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* global_exit: one PE (or every PE, argument "all") calls
  * shmem_global_exit(status) while the others block in a barrier or spin in
  * shmem_wait_until. The whole job must end, with that status, promptly;

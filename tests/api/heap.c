@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* heap: the symmetric heap allocators.
  *   shmem_malloc / shmem_free: usable, symmetric (a remote put into the
  *     block lands in the same block on the target), suitably aligned

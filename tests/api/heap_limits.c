@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* heap_limits: running out of symmetric heap, and SHMEM_SYMMETRIC_SIZE.
  *
  *   heap_limits exhaust

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* idle_nap: on a host whose PEs outnumber its CPUs, a PE that waits without
  * serving anyone gives its CPU away (it naps), while the PEs that work keep
  * going and every wait still ends.

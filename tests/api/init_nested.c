@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* init_nested: OpenSHMEM 1.6 initialization state.
  *   nest (default): shmem_query_initialized is 0 before shmem_init, 1 after
  *     it; shmem_init and shmem_init_thread may be called again while

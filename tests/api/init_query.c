@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* init_query: library setup and query routines.
  *   shmem_my_pe / shmem_n_pes: consistent, every PE number in [0, n) taken
  *     exactly once (each PE reports itself to PE 0)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* init_thread: shmem_init_thread(requested, &provided) for the level given
  * on the command line (SINGLE, FUNNELED, SERIALIZED, MULTIPLE).
  *   returns 0; provided is a valid level >= SHMEM_THREAD_SINGLE;

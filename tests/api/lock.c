@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lock: shmem_set_lock / shmem_test_lock / shmem_clear_lock.
  *   mutual exclusion: every PE increments counters on PE 0 and on a rotating
  *     PE with a NON-atomic read (shmem_g) / write (shmem_p) under the lock,

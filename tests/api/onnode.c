@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* onnode: the direct on-node path seen from the API. For every PE pair,
  * shmem_ptr of a heap object (and of a static one) is non-NULL exactly when
  * the pair shares a node under the path the job runs on, SHMEM_TEAM_SHARED

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* order: memory ordering and completion.
  *   fence: each PE puts a data block (small: inject path; 64 KiB: bulk
  *     path; and with put_nbi), shmem_fence, then a flag, to its right

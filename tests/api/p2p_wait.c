@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* p2p_wait: point-to-point synchronization for every type of
  * WEFT_P2P_TYPES (generated from the table of shmem.h).
  *   shmem_TYPE_wait_until and shmem_TYPE_test with each comparison

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pe_quiet: shmem_pe_quiet and shmem_ctx_pe_quiet (OpenSHMEM 1.6).
  *   completion: each PE writes a 64 KiB block with put_nbi (and a word with
  *     an nbi AMO) to the PE two to its right, calls shmem_pe_quiet on that

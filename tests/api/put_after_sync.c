@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* put_after_sync: a large put lands after the puts that come before it in
  * the specification's order, and a PE that learns of queued puts through a
  * large put sees them, while those puts still wait, unapplied, in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* put_applied_once: where weft itself applies a put at the target (the
  * coalesced batches of small puts over tcp, ofi_coalesce.c), every byte of
  * the destination is stored once, on whichever of the target's threads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* put_once: on the direct on-node path, every byte a put writes into a
  * peer's memory is stored exactly once.
  *

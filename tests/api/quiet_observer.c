@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* quiet_observer: what a quiet completes is visible to a third PE while the
  * target computes. Each round names an origin, a target and an observer
  * (rotating). The target spins without calling weft for a few

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rma_blocks: the OpenSHMEM 1.6 interleaved block transfers, shmem_TYPE_ibput
  * and shmem_TYPE_ibget for every type of WEFT_RMA_TYPES and shmem_ibputSIZE /
  * ibgetSIZE for every row of WEFT_RMA_SIZES, plain and in the shmem_ctx_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rma_bulk: transfer sizes and alignments.
  *   size sweep 1 .. 1 MiB+5 around every likely protocol boundary (inject
  *   size, 4 KiB pages, 64 KiB) x (dest, source) byte offsets (0,0) (1,3)

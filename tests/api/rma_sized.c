@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rma_sized: the sized RMA routines shmem_put{8,16,32,64,128},
  * get{..}, put{..}_nbi, get{..}_nbi, iput{..}, iget{..} (generated from
  * WEFT_RMA_SIZES) and shmem_putmem/getmem/putmem_nbi/getmem_nbi, each also

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rma_typed: every typed RMA routine for every type of WEFT_RMA_TYPES
  * (generated from the same table as shmem.h), on targets in the symmetric
  * heap, in initialized globals (.data) and in zero-initialized globals

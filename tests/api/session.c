@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* session: shmem_ctx_session_start / shmem_ctx_session_stop (OpenSHMEM 1.6)
  * are hints that change no result: a batch of non-fetching AMOs and small
  * puts inside a session (created context, SHMEM_CTX_SESSION_BATCH with a

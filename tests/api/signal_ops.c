@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* signal_ops: the signal routines without data (OpenSHMEM 1.6 set/add) and
  * the readers of a signal.
  *   add: every PE adds its own increments to a counter on PE 0 with

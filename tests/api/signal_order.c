@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* signal_order: a signal is never seen before its data, under load.
  *
  * Every PE (PE 0 included, so the own-PE path is covered) streams ITER

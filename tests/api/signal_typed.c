@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* signal_typed: every put-with-signal routine - shmem_TYPE_put_signal[_nbi]
  * for each type of WEFT_RMA_TYPES, shmem_putSIZE_signal[_nbi] for each row
  * of WEFT_RMA_SIZES and shmem_putmem_signal[_nbi] - plain and in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* start_pes: the deprecated OpenSHMEM 1.0 start-up. start_pes(0)
  * initializes the library; _my_pe/_num_pes agree with shmem_my_pe/n_pes;
  * RMA works; the program returns from main without shmem_finalize (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* wait_applied: a wait that returns has seen the whole put it waited for,
  * even when the target's progress thread applies the put and a copy
  * stores a byte twice.

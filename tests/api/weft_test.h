@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* weft_test.h: the small harness every API test program includes first.
  *
  *   wt_init(name)        shmem_init + watchdog + identity (wt_me, wt_npes)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* wt_watch.h: hardware write watchpoints (perf_event_open breakpoints) for
  * the tests that count or intercept stores into a destination: put_once,
  * put_applied_once, wait_applied. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* active_set: the deprecated active-set collectives with pSync, on the
  * whole world (PE_start 0, stride 1) and on PE_start 1, logPE_stride 1
  * (the odd PEs), the PEs outside the set staying away:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bcast_b2b: broadcasts called back to back, with no barrier between them,
  * while every PE refills its dest before each call and checks it after.
  * A PE's dest may be written only once that PE is inside the broadcast

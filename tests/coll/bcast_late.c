@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bcast_late: no piece of an earlier broadcast may land after a later one.
  * The root runs 100 broadcasts back to back (it never waits in them, so it
  * runs ahead of the others), everyone synchronizes, the root writes a

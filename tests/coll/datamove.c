@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* datamove: team broadcast, collect, fcollect, alltoall and alltoalls.
  *   - the typed routines of every standard RMA type (generated from
  *     WEFT_RMA_TYPES) on SHMEM_TEAM_WORLD, broadcast from every root

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* reduce: every team reduction of OpenSHMEM 1.5, generated from the
  * WEFT_REDUCE_*_TYPES tables (AND/OR/XOR, MAX/MIN, SUM/PROD incl. complex),
  * on SHMEM_TEAM_WORLD (nreduce 0, 1, 37 and a multi-chunk length, in place

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* scan: OpenSHMEM 1.6 shmem_TYPE_sum_inscan / _exscan for every SUM type
  * (generated from WEFT_SCAN_TYPES) on SHMEM_TEAM_WORLD (nelems 0, 1, 37
  * and a multi-chunk length, in place too) and on a reversed subteam (1, 37). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* teams: team management at any PE count.
  *   - predefined teams: world, shared (this PE's load/store domain), invalid
  *   - shmem_team_split_strided: evens, odds reversed (negative stride),

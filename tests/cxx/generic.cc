@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cxx generic: the C++ overloads of shmem.h's generic routines (weft/cxx.h)
  * as a C++ program uses them. Every generic routine is called for every row
  * of the type table it is generated from (the typedef rows such as int64_t,

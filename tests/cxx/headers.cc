@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* headers: the public headers compile as C++ (built for C++11 to C++20 with
  * -pedantic -Werror): shmemx.h alone, which brings shmem.h with it, or, with
  * WEFT_HEADERS_IN_EXTERN_C, inside extern "C" { } as old programs include

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fault: a weft program that misbehaves on purpose, for the fault-injection
  * tests (tests/fault/CMakeLists.txt runs it under launch_check through
  * oshrun and mpiexec.hydra). Every scenario but pass initializes and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # foreign-shm.sh OSHRUN PROGRAM EXPECT
 # Another user pre-creates an empty, world-writable /dev/shm/<pid>:<uid>:0
 # for each PE's process id (the libfabric shm provider's region name) before

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # hang-other-host.sh LAUNCH_CHECK PROGRAM LAUNCHER...
 # The hang report's rule for a silent PE on another host, on one machine:
 # each PE runs in a UTS namespace of its own with its own hostname, so weft

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # provider-open.sh CASE LAUNCH_CHECK PROGRAM LAUNCHER...
 # A provider that cannot open, or cannot reach a peer, must end the job
 # with a message naming the cause (not libfabric's bare error). Each case

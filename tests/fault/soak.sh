@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # soak.sh OSHRUN PROGRAM [RUNS] [SEED]   (ctest fault.soak, LABELS soak)
 # Runs PROGRAM's "pass" scenario (ring puts, barriers, a reduction) RUNS
 # times (default 300) through OSHRUN, each time on a random path (the direct

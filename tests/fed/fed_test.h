@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fed_test.h: helpers of the federation tests (shmemx.h), on top of
  * weft_test.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* split_color: shmemx_team_split_color with MPI_Comm_split semantics.
  * Each case gives every PE a (color, key) by a rule; the expected team of a
  * PE is the parent's PEs of its color sorted by key, then parent index, or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* split_type: shmemx_team_split_type and the topology queries.
  *
  * With WEFT_TOPOLOGY set, the domains of every PE must be the ones

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* am.c: GASNet active messages between every node and its neighbours:
  * Short, Medium, Long and LongAsync requests with 0..16 arguments (the
  * fixed-arity macros and the M forms), replies of each kind, argument and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bad_args.c <mode>: one misuse of GASNet per mode; each must end the whole
  * job with a message naming the call and the argument (EXPECT_FAIL_REGEX in
  * CMakeLists.txt). exit-one / exit-all: gasnet_exit's status, from one node

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* extended.c: the GASNet extended API between every node and its
  * neighbours: blocking, explicit-handle (_nb) and implicit-handle (_nbi)
  * puts and gets with their syncs, access regions, the value forms, memset,

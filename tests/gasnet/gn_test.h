@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gn_test.h: the harness of the GASNet test programs (the GASNet twin of
  * tests/api/weft_test.h).
  *

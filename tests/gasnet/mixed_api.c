@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mixed_api.c: one program using OpenSHMEM and GASNet on one runtime. The
  * GASNet segment is symmetric memory: shmem_ptr reaches a node peer's
  * segment, shmem_putmem and atomics work on it and GASNet gets see the

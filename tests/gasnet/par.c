@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* par.c: GASNET_PAR: four threads per node send requests (answered with
  * replies) to every node, put into their own slots of every node's segment
  * and sync, all at once; the counts and values must be exact. */

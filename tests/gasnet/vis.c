@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* vis.c: GASNet's vector, indexed and strided puts and gets (gasnet_vis.h)
  * between neighbours, each in its blocking, _nb and _nbi form, with chunk
  * boundaries that differ between the two sides; then long lists (more

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hot_calls.c owns the workload of the instruction-count harness: on 2 PEs,
  * PE 0 issues each hot-path call to PE 1 many times, and callgrind counts
  * only the instructions executed inside those calls.

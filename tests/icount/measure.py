@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """measure.py owns weft's instruction-count harness: it runs hot_calls on
 2 PEs with PE 0 under callgrind, attributes every counted instruction to
 weft, libfabric or anything else, prints instructions per call for each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* boot_stub.c: just enough of the core (errors, tunables) for the launcher
  * tests to link the bootstrap sources on their own, without libweft. */
 #include "core/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* boot_test: a PE program that uses only the bootstrap interface
  * (src/bootstrap/bootstrap.h), for the launcher tests. The first argument
  * picks the scenario:

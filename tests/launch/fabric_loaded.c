@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fabric_loaded: after shmem_init, PE 0 prints whether libfabric is mapped
  * in its process ("libfabric loaded: yes" or "no"). libweft loads it only
  * for jobs that need it (src/transport/ofi/ofi_dl.h); the launch tests

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* launch_check: run a launcher command line and check how it ends.
  *
  *   launch_check [options] -- command [args...]

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # slurm.sh BOOT_TEST CASE...   (ctest: launch.slurm)
 # A private one-node Slurm cluster on this host: munged, slurmctld and
 # slurmd started here as root on a configuration in a temporary directory

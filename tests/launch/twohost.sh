@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # twohost.sh OSHRUN CASE...   (ctest: launch.twohost.*)
 # Two hosts on one machine: two network namespaces with their own hostnames
 # (unshare --uts), joined by a veth pair (10.77.N.1 and .2, named wan0 on

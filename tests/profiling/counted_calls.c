@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* counted_calls.c is the program of the profiling tests: it makes a known
  * number of calls to the routines the counter tool counts (counter_tool.h),
  * tells the tool how many, and checks the data the calls moved, so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* counter_tool.c is the profiling tests' tool (interface in counter_tool.h):
  * it replaces a few shmem_ routines with ones that count their calls and
  * forward to the pshmem_ names, the way a real profiler would. Built as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* counter_tool.h: the interface between the profiling tests' programs and
  * their counter tool (counter_tool.c), a profiling tool in the OpenSHMEM
  * sense: it defines some shmem_ routines, counts the calls it sees and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pshmem_header.c makes the build fail unless pshmem.h compiles clean as
  * strict C11 and a tool's replacement routines, forwarding to the pshmem_
  * and p names, type-check against shmem.h (compiled, never linked). */

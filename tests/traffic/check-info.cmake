@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # check-info.cmake: weft-info --traffic against report.json (read with
 # CMake's JSON parser): exit status 0, one heat-map row per PE in both maps,
 # and in the per-PE table every PE's exact bytes and operations sent.

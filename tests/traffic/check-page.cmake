@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # check-page.cmake: what the traffic report's page drew, in the DOM chromium
 # dumped after its script ran, against the figures of report.json (read
 # here with CMake's own JSON parser, independent of weft's):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pattern.c: a known communication pattern for the traffic recorder
  * (docs/traffic.md), run with the recorder loaded (oshrun --traffic, or
  * WEFT_TRAFFIC + LD_PRELOAD). Each PE makes puts, gets, AMOs, signals and

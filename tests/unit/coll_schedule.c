@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_schedule.c (unit) checks the shapes of the collective algorithms
  * (src/api/coll_schedule.h, which coll_engine.c runs) for every team size
  * from 1 to 64 against a model that plays the rounds out: who knows whom

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* heap.c (unit) checks the symmetric heap's allocator (src/core/heap.c)
  * against a model: a map of the heap in 64-byte units where an allocation
  * of size s and alignment a lands at the lowest aligned unit that starts a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* oshrun_pmi.c (unit) checks oshrun's PMI-1 server (tools/oshrun_pmi.c) in
  * one process: the launcher's side is a stub here (a table of PEs whose
  * connections are socket pairs, and a teardown that records why), requests

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pmi1.c (unit) checks the PMI-1 client (src/bootstrap/pmi1.c) against a
  * small scripted server on the other end of a socket pair: the handshake,
  * values split over continuation keys within the server's key and value

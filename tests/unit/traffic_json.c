@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* traffic_json.c (unit) checks the reader of traffic reports
  * (tools/traffic/json.c): the JSON parser on valid and invalid documents
  * (RFC 8259: numbers, escapes, nesting, where an error is reported), and

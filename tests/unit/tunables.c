@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tunables.c (unit) checks the reading of environment variables
  * (src/core/tunables.c) against the rules docs/tunables.md states: sizes
  * with binary suffixes, integers in base 10 within their ranges, booleans

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* unit.h: the small harness of the single-process unit tests (tests/unit):
  * checks that print what differed and count failures, and a way to run a
  * piece of code that must end the process (weft_fatal) in a child and look

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # embed.cmake: turns a file into a C source defining it as a NUL-terminated
 # char array (the traffic report's HTML template, tools/traffic/report.c).
 #   cmake -DINPUT=<file> -DOUT=<c file> -DSYMBOL=<name> -P embed.cmake

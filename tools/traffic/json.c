@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* json.c owns reading traffic reports back: a strict recursive-descent
  * JSON parser (RFC 8259; depth-limited) and the check of a report's shape,
  * which turns its sparse list of cells into dense arrays. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* json.h: reading a traffic report's JSON back (weft-info --traffic, the
  * tests): a small strict JSON parser, and the report's figures as dense
  * arrays. The format is written by report.c and described in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* oshrun-traffic.c owns what `oshrun --traffic FILE` does to a job: it
  * sets WEFT_TRAFFIC=FILE and puts libweft-traffic.so (found next to
  * libweft, relative to oshrun's own executable) first in LD_PRELOAD, in

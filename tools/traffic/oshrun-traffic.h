@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* oshrun-traffic.h: oshrun's side of the traffic report (oshrun-traffic.c). */
 #ifndef OSHRUN_TRAFFIC_H
 #define OSHRUN_TRAFFIC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* record.c owns the traffic recorder's state: this PE's counts (what it sent
  * to each PE, by kind; how long it waited, by kind), the life cycle around
  * them (shmem_init* and start_pes switch recording on, shmem_pcontrol

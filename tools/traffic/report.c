@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* report.c owns the files of a traffic report: <stem>.json, the raw
  * figures (format in docs/traffic.md), and <stem>.html, one self-contained
  * page (inline CSS, script and SVG; nothing fetched from the network) made

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* textmap.c owns weft-info --traffic: a traffic report's JSON printed for a
  * terminal as a compact heat map of bytes and of operations (one shade per
  * pair, PEs grouped when there are more than fit), the figures per PE

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The traffic recorder (docs/traffic.md): libweft-traffic.so, a profiling
 # tool that oshrun --traffic preloads. It defines the routines that
 # communicate or wait (wrappers.c, generated from the type tables), forwards

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* traffic.h: what the traffic recorder's parts share (docs/traffic.md):
  * the kinds of operation and of waiting it counts, the record of one PE,
  * and the calls the generated wrappers (wrappers.c) make into the recorder

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* wrappers.c owns the traffic recorder's definitions of the OpenSHMEM
  * routines that communicate or wait: each calls the routine's profiling
  * name (pshmem_...) and records what it did (record.c). They are generated

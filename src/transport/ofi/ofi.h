@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi.h owns weft's libfabric transport interface: one RDM endpoint per PE
  * plus one per context (within a budget), AV table addressing (fi_addr == PE), registered
  * symmetric segments, counters for completion, native atomics where the

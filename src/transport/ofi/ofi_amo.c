@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_amo.c owns OpenSHMEM atomics over libfabric: native fi_atomic /
  * fi_fetch_atomic / fi_compare_atomic where the provider supports the
  * (op, datatype), and the software path otherwise: a system message of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_cma.c owns large gets and puts over libfabric shm that the origin
  * copies itself: gets with process_vm_readv, through a second shm domain
  * and endpoint opened without RMA ordering and with FI_MR_VIRT_ADDR, on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_coalesce.c owns coalesced puts: on providers where every message is
  * a system call (tcp;ofi_rxm), consecutive small puts through the default
  * context to one PE (shmem_TYPE_p, and the contiguous puts and put_nbi of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_ctx.c owns the transmit resources of communication contexts: how many
  * contexts may have an endpoint of their own (the budget, from the
  * provider's limits and WEFT_CTX_ENDPOINTS), opening and closing a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_describe.c owns weft_ofi_describe: what weft-info --transport and
  * SHMEM_INFO print of the libfabric transport (provider, mr_mode, limits,
  * orderings, completion, contexts, the AMO table). */

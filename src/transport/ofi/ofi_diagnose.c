@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_diagnose.c owns naming the cause when a libfabric provider fails to
  * open or to reach a peer, from what weft can see itself, without
  * libfabric's logging: for shm, /dev/shm's existence, permissions, free

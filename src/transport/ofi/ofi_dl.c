@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_dl.c owns loading libfabric at run time: the first call that needs
  * it opens libfabric.so.1 and looks up the seven functions weft calls
  * (ofi_dl.h says why it is not a link-time dependency). The lookups take

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_dl.h owns the names of the few functions weft calls in libfabric
  * itself (everything else in libfabric's API is inline, through the
  * objects' operation tables). They are renamed to weft's loader

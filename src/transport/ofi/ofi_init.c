@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_init.c owns the set-up and teardown of the libfabric transport:
  * weft_ofi_init's steps (the provider's answer turned into weft's
  * decisions, fabric, domain, AV, CQ, the default context's transmit

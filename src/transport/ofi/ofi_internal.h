@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_internal.h owns the private state of the libfabric transport: the
  * per-context transmit resources (struct weft_ofi_tx), the process-wide
  * fabric/domain/CQ/MR state (weft_ofi), remote addressing helpers and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_msg.c owns the libfabric message layer (see ofi_msg.h): the
  * pre-posted receive buffers, the send buffer pool, the queue of sends that
  * could not go out from handler context, and the CQ drain that dispatches

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_msg.h owns the libfabric transport's message layer over FI_MSG: a
  * message is a small header (handler id, argument count, a 32-bit
  * immediate, payload length) + up to WEFT_OFI_MSG_MAX_ARGS 64-bit arguments

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_progress.c owns progress of the libfabric transport for
  * manual-progress providers: the progress call every wait loop makes, and
  * the progress thread that answers peers while no application thread is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_rma.c owns puts, gets, strided puts/gets, quiet and fence over
  * libfabric RMA.
  *

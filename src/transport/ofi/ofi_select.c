@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_select.c owns the choice of the libfabric provider: fi_getinfo's
  * order, shm for a job on one host, FI_PROVIDER / WEFT_PROVIDER, the
  * environment a provider reads when it initializes, and the refinement

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_tx.c owns the transmit resources of the libfabric transport (struct
  * weft_ofi_tx): opening one (counters, endpoint bound to the AV and a CQ,
  * dirty list, registered scratch) for the default context and for

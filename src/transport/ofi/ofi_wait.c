@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_wait.c owns the libfabric transport's waits: the counter waits of
  * quiet, blocking gets and fetching atomics (hot: a wait for what is known
  * complete calls no provider), the EAGAIN retry with its timeout, error

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_wireup.c owns the start-up reachability check of the libfabric
  * transport: each PE reads a word from its libfabric neighbours (the next
  * and the previous PE in PE order that it reaches through libfabric, not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* onnode.c owns setting up the direct on-node path: moving the static data
  * into shared memory, finding this node's PEs, mapping their segments
  * through /proc/<pid>/fd (the memfds stay private to the job: nothing is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* onnode.h owns the direct on-node path: every PE on this node maps the
  * symmetric heap (and the shared static data) of every other PE on it, so a
  * put is a store or memcpy into the peer's mapping, a get a load, an atomic
