@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* agree.c owns checking that the PEs agree on what symmetric addressing
  * assumes: the layout of the symmetric segments at shmem_init (carried by
  * the host-identity exchange, node.c) and every collective heap allocation
