@@ -473,6 +473,7 @@ static int run(void)
     bar_val(0);
     if (rank == 0)
         set(R_STEP, "to the end");
+    fi_close(&ep->fid); /* shm removes its region in /dev/shm here */
     return 0;
 }
 
