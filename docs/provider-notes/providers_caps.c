@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* providers_caps.c -- standalone libfabric probe (not built by CMake) for
  * what each RDM provider offers weft, measured rather than read from
  * fi_info alone: for every provider named on the command line (default:

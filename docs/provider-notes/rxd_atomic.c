@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rxd_atomic.c -- standalone libfabric probe (not built by CMake) for native
  * atomics on udp;ofi_rxd. Two processes (forked by a parent that reports how
  * each ended), names exchanged through pipes, one RDM endpoint each with a
