@@ -48,6 +48,7 @@
 #include "oshrun-traffic.h"
 #include "oshrun_handoff.h"
 #include "oshrun_pmi.h"
+#include "core/shm_regions.h"
 
 #ifndef WEFT_VERSION_STRING
 #define WEFT_VERSION_STRING "unknown"
@@ -216,34 +217,19 @@ static int check_stopped(void)
  * run its cleanup; a PE killed hard leaves it. Once a PE is reaped its pid
  * names nothing live, so such files of ours are stale: remove them. Only
  * files owned by us and named for that exact pid are touched. */
+static int remove_stale_region(int dir_fd, const char *name, const struct stat *st, void *arg)
+{
+    long pid = *(const long *)arg;
+    if (S_ISREG(st->st_mode) && st->st_uid == geteuid() && unlinkat(dir_fd, name, 0) == 0 &&
+        getenv("WEFT_DEBUG_OSHRUN"))
+        msg("%s: removed /dev/shm/%s left by PE process %ld", prog_name, name, pid);
+    return 0;
+}
+
 static void remove_shm_files(pid_t pid)
 {
-    DIR *d = opendir("/dev/shm");
-    if (!d)
-        return;
-    char prefix[32];
-    int plen = snprintf(prefix, sizeof prefix, "%ld:", (long)pid);
-    uid_t me = geteuid();
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, prefix, (size_t)plen) != 0)
-            continue;
-        const char *q = e->d_name + plen;
-        int colons = 0, ok = *q != '\0';
-        for (; *q && ok; q++) {
-            if (*q == ':')
-                colons++;
-            else if (*q < '0' || *q > '9')
-                ok = 0;
-        }
-        struct stat st;
-        if (!ok || colons != 1 || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-            !S_ISREG(st.st_mode) || st.st_uid != me)
-            continue;
-        if (unlinkat(dirfd(d), e->d_name, 0) == 0 && getenv("WEFT_DEBUG_OSHRUN"))
-            msg("%s: removed /dev/shm/%s left by PE process %ld", prog_name, e->d_name, (long)pid);
-    }
-    closedir(d);
+    long p = (long)pid;
+    weft_shm_regions_foreach(p, remove_stale_region, &p);
 }
 
 /* ---- processes --------------------------------------------------------- */

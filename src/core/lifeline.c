@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/lifeline.h"
+#include "core/shm_regions.h"
 #include "core/runtime.h"
 
 static pthread_t watch_thread;
@@ -27,35 +28,17 @@ static int watch_fd = -1;   /* the launcher's connection, -1: none to watch */
 static pid_t watch_parent;  /* the launcher (or its daemon) that started us */
 static int leaving;         /* this PE is ending on its own: a closing launcher is expected */
 
+static int remove_own_region(int dir_fd, const char *name, const struct stat *st, void *arg)
+{
+    (void)arg;
+    if (S_ISREG(st->st_mode) && st->st_uid == geteuid() && unlinkat(dir_fd, name, 0) == 0)
+        weft_debug("removed /dev/shm/%s", name);
+    return 0;
+}
+
 void weft_shm_files_remove(void)
 {
-    DIR *d = opendir("/dev/shm");
-    if (!d)
-        return;
-    char prefix[32];
-    int plen = snprintf(prefix, sizeof prefix, "%ld:", (long)getpid());
-    uid_t me = geteuid();
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, prefix, (size_t)plen) != 0)
-            continue;
-        /* Only "<pid>:<digits>:<digits>", a regular file of ours. */
-        const char *q = e->d_name + plen;
-        int colons = 0, ok = *q != '\0';
-        for (; *q && ok; q++) {
-            if (*q == ':')
-                colons++;
-            else if (*q < '0' || *q > '9')
-                ok = 0;
-        }
-        struct stat st;
-        if (!ok || colons != 1 || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-            !S_ISREG(st.st_mode) || st.st_uid != me)
-            continue;
-        if (unlinkat(dirfd(d), e->d_name, 0) == 0)
-            weft_debug("removed /dev/shm/%s", e->d_name);
-    }
-    closedir(d);
+    weft_shm_regions_foreach((long)getpid(), remove_own_region, NULL);
 }
 
 void weft_lifeline_leaving(void)

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/shm_regions.h"
 #include "transport/ofi/ofi_internal.h"
 
 struct weft_ofi_tx weft_ofi_tx0;
@@ -64,30 +65,21 @@ static int open_scratch(struct weft_ofi_tx *tx, int warn)
  * by every user, so refuse to start instead if a file named after our pid
  * belongs to another user (docs/providers.md). Our own stale regions are
  * left to the provider, which recovers them. */
-static void refuse_foreign_shm_files(void)
+static int refuse_foreign_region(int dir_fd, const char *name, const struct stat *st, void *arg)
 {
-    if (strcmp(weft_ofi_provider_name(), "shm") != 0)
-        return;
-    DIR *d = opendir("/dev/shm");
-    if (!d)
-        return;
-    char prefix[32];
-    int plen = snprintf(prefix, sizeof prefix, "%ld:", (long)getpid());
-    uid_t me = geteuid();
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        struct stat st;
-        if (strncmp(e->d_name, prefix, (size_t)plen) != 0 ||
-            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid == me)
-            continue;
-        char name[300];
-        snprintf(name, sizeof name, "%s", e->d_name);
-        closedir(d);
+    (void)dir_fd;
+    (void)arg;
+    if (st->st_uid != geteuid())
         weft_fatal("shmem_init", "/dev/shm/%s exists and belongs to user %ld, not to us: the "
                    "libfabric shm provider would map it as this PE's region; refusing to start "
-                   "(someone else created it; see docs/providers.md)", name, (long)st.st_uid);
-    }
-    closedir(d);
+                   "(someone else created it; see docs/providers.md)", name, (long)st->st_uid);
+    return 0;
+}
+
+static void refuse_foreign_shm_files(void)
+{
+    if (strcmp(weft_ofi_provider_name(), "shm") == 0)
+        weft_shm_regions_foreach((long)getpid(), refuse_foreign_region, NULL);
 }
 
 int weft_ofi_ep_open(struct fid_domain *domain, struct fi_info *fi, struct fid_ep **ep,
