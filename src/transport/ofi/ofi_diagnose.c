@@ -3,8 +3,8 @@
  * open or to reach a peer, from what weft can see itself, without
  * libfabric's logging: for shm, /dev/shm's existence, permissions, free
  * space and inodes against what the provider asks before it opens; for
- * tcp, sockets and verbs, whether the interface they were told to use
- * (FI_TCP_IFACE, ...) exists, is up and has an address. */
+ * tcp, sockets, net, udp and verbs, whether the interface they were told
+ * to use (FI_TCP_IFACE, ...) exists, is up and has an address. */
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -142,13 +142,27 @@ const char *weft_ofi_diagnose(const char *prov, char *buf, size_t len)
         return buf;
     if (strstr(prov, "shm"))
         diagnose_shm(&c);
-    if (strstr(prov, "tcp"))
-        diagnose_iface(&c, "FI_TCP_IFACE");
-    if (strstr(prov, "sockets"))
-        diagnose_iface(&c, "FI_SOCKETS_IFACE");
-    if (strstr(prov, "verbs"))
-        diagnose_iface(&c, "FI_VERBS_IFACE");
+    const char *iface_var = weft_ofi_iface_var(prov);
+    if (iface_var)
+        diagnose_iface(&c, iface_var);
     return buf;
+}
+
+const char *weft_ofi_iface_var(const char *prov)
+{
+    static const struct {
+        const char *core, *var;
+    } vars[] = {{"tcp", "FI_TCP_IFACE"}, {"sockets", "FI_SOCKETS_IFACE"},
+                {"net", "FI_NET_IFACE"}, {"udp", "FI_UDP_IFACE"},
+                {"verbs", "FI_VERBS_IFACE"}};
+    if (!prov)
+        return NULL;
+    /* The core provider: "udp" of "udp;ofi_rxd". */
+    size_t core_len = strcspn(prov, ";");
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        if (strlen(vars[i].core) == core_len && !strncmp(prov, vars[i].core, core_len))
+            return vars[i].var;
+    return NULL;
 }
 
 void weft_ofi_open_failed(const char *what, int rc)

@@ -420,6 +420,13 @@ int weft_ofi_read_cq_error(struct fid_cq *cq, struct fi_cq_err_entry *err);
  * asked for WEFT_REMOTE_COMPLETION=delivery. */
 struct fi_info *weft_ofi_choose_provider(int want_thread_safe_hint, int *thread_on,
                                          int *delivery_asked);
+/* 1 where provider prov's native atomics are known not to work, so every
+ * atomic runs in software (ofi_select.c). */
+int weft_ofi_native_atomics_broken(const char *prov);
+/* The environment variable naming the network interface of provider prov
+ * ("tcp;ofi_rxm": FI_TCP_IFACE), or NULL where it takes none
+ * (ofi_diagnose.c). */
+const char *weft_ofi_iface_var(const char *prov);
 static inline int weft_ofi_progress_is_manual(const struct fi_info *fi)
 {
     return fi->domain_attr->data_progress == FI_PROGRESS_MANUAL ||

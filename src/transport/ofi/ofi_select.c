@@ -80,12 +80,14 @@ static void set_provider_env(void)
     snprintf(rxm_buffer, sizeof rxm_buffer, "%d", WEFT_OFI_MSG_BUF_SIZE);
     setenv("FI_OFI_RXM_BUFFER_SIZE", rxm_buffer, 0);
     setenv("FI_OFI_RXM_MSG_RX_SIZE", "128", 0);
-    /* A job on one host needs no network: tcp and sockets listen on the
-     * loopback interface only, unreachable from other hosts (they accept
-     * any connection unauthenticated; docs/reliability.md). */
+    /* A job on one host needs no network: tcp, sockets, net and udp
+     * listen on the loopback interface only, unreachable from other hosts
+     * (they accept any connection unauthenticated; docs/reliability.md). */
     if (weft_rt.single_node) {
-        setenv("FI_TCP_IFACE", "lo", 0);
-        setenv("FI_SOCKETS_IFACE", "lo", 0);
+        static const char *const iface_vars[] = {"FI_TCP_IFACE", "FI_SOCKETS_IFACE",
+                                                 "FI_NET_IFACE", "FI_UDP_IFACE"};
+        for (size_t i = 0; i < sizeof iface_vars / sizeof *iface_vars; i++)
+            setenv(iface_vars[i], "lo", 0);
     }
     drop_infinipath_handlers();
     /* FI_PROVIDER="" would match no provider at all: treat it as unset. */

@@ -90,21 +90,25 @@ __attribute__((noreturn)) static void wireup_fail(int pe, const char *why)
     const char *mc = strrchr(mine, ':'), *tc = strrchr(theirs, ':');
     int same_ip = mc && tc && mc - mine == tc - theirs && memcmp(mine, theirs, (size_t)(mc - mine)) == 0 &&
                   weft_rt.pe_host && pe >= 0 && weft_rt.pe_host[pe] != weft_rt.pe_host[weft_rt.my_pe];
-    const char *set_iface = getenv("FI_TCP_IFACE");
+    const char *iface_var = weft_ofi_iface_var(weft_ofi_provider_name());
+    if (!iface_var)
+        iface_var = "FI_TCP_IFACE";
+    const char *set_iface = getenv(iface_var);
     char now[96];
     snprintf(now, sizeof now, set_iface ? " (now '%s')" : " (unset: libfabric's choice)",
              set_iface ? set_iface : "");
     weft_fatal("shmem_init",
                "wire-up: %s PE %d at %s over provider %s, from address %s%s%s%s%s. Choose the "
-               "network interface the hosts reach each other on with FI_TCP_IFACE=<if>%s "
-               "(FI_SOCKETS_IFACE for sockets), or another provider with FI_PROVIDER; "
+               "network interface the hosts reach each other on with %s=<if>%s "
+               "(FI_TCP_IFACE, FI_SOCKETS_IFACE, FI_NET_IFACE or FI_UDP_IFACE after the "
+               "provider), or another provider with FI_PROVIDER; "
                "WEFT_WIREUP_TIMEOUT=%ld bounds this check (docs/launching.md)",
                why, pe, theirs, weft_ofi_provider_name(), mine, iface[0] ? " (interface " : "",
                iface, iface[0] ? ")" : "",
                same_ip ? "; that peer, on another host, has this PE's own IP address: the "
                          "interface exists with one address on every host (like docker's bridge) "
                          "and joins none of them" : "",
-               now, wu.timeout);
+               iface_var, now, wu.timeout);
 }
 
 static void *watchdog_main(void *arg)
