@@ -17,7 +17,8 @@
  *   otherwise EVERY op on that datatype goes to software, and a software AMO
  *   to the calling PE itself is executed directly with CPU atomics (the same
  *   instructions the progress engine uses for remote requests).
- * WEFT_AMO=software forces every datatype to software, and so does a job
+ * WEFT_AMO=software forces every datatype to software, so does a provider
+ * whose native atomics are known broken (udp;ofi_rxd), and so does a job
  * that mixes the direct on-node path (CPU atomics) with libfabric (the rule
  * in onnode/onnode.h). All PEs make the same decision (same provider, same
  * queries, same global view of the paths). weft_ofi_describe prints the
@@ -94,8 +95,9 @@ void weft_ofi_amo_init(void)
     weft_ofi_msg_register(WEFT_OFI_MSG_H_AMO_REQ, amo_req_handler);
     weft_ofi_msg_register(WEFT_OFI_MSG_H_AMO_REP, amo_rep_handler);
     weft_ofi_msg_register(WEFT_OFI_MSG_H_SIGNAL_ADD, signal_add_handler);
-    weft_ofi.amo.forced_software = !strcmp(weft_tun_str(WEFT_TUN_AMO), "software");
     const char *prov = weft_ofi_provider_name();
+    weft_ofi.amo.forced_software = !strcmp(weft_tun_str(WEFT_TUN_AMO), "software") ||
+                                   weft_ofi_native_atomics_broken(prov);
     int rxm = strstr(prov, "ofi_rxm") != NULL;
     weft_ofi.order.inject_atomic_acked = rxm;
     weft_ofi.amo.atomics_by_target_cpu = rxm || !strcmp(prov, "shm");

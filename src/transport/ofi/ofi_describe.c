@@ -136,7 +136,9 @@ static void describe_atomics(FILE *out)
 {
     fprintf(out, "  provider atomics  %s%s\n",
             weft_ofi.fab.have_atomic_cap ? "FI_ATOMIC" : "none",
-            weft_ofi.amo.forced_software ? " (WEFT_AMO=software: not used)"
+            weft_ofi_native_atomics_broken(weft_ofi_provider_name())
+                ? " (not used: this provider's native atomics do not work)"
+            : weft_ofi.amo.forced_software ? " (WEFT_AMO=software: not used)"
             : weft_onnode.mixed          ? " (not used: the job mixes the on-node path and "
                                            "libfabric)"
                                          : "");

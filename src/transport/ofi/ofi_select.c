@@ -148,20 +148,42 @@ static int progress_thread_wanted(void)
     weft_fatal("shmem_init", "WEFT_PROGRESS_THREAD=%s: expected auto, on or off", pt);
 }
 
+/* udp;ofi_rxd (libfabric 1.17 to 2.x): a fetching or compare atomic
+ * leaves the transmit entry's segment count unset, which corrupts the
+ * peer's transmit list and faults in the next progress, and
+ * fi_inject_atomic returns -FI_EAGAIN forever (docs/providers.md,
+ * "udp;ofi_rxd: native atomics"). Every atomic goes to software there. */
+int weft_ofi_native_atomics_broken(const char *prov)
+{
+    return prov && strstr(prov, "ofi_rxd") != NULL;
+}
+
 /* What the refinement asks for (WEFT_AMO, WEFT_REMOTE_COMPLETION). */
 struct wants {
     int atomic;  /* FI_ATOMIC, dropped if refused */
     int dc;      /* FI_DELIVERY_COMPLETE, dropped if refused */
     int need_dc; /* ... unless the user asked for it: then required */
 };
-static struct wants read_wants(void)
+static struct wants read_wants(const char *prov)
 {
     struct wants w = {1, 1, 0};
     const char *amo = weft_tun_str(WEFT_TUN_AMO);
     if (!strcmp(amo, "software"))
         w.atomic = 0;
     else if (strcmp(amo, "auto") && strcmp(amo, "native"))
-        weft_fatal("shmem_init", "WEFT_AMO=%s: expected auto or software", amo);
+        weft_fatal("shmem_init", "WEFT_AMO=%s: expected auto, native or software", amo);
+    if (w.atomic && weft_ofi_native_atomics_broken(prov)) {
+        if (!strcmp(amo, "native"))
+            weft_fatal("shmem_init",
+                       "WEFT_AMO=native: provider %s has no working native atomics (fetching "
+                       "and compare atomics corrupt its transmit list, fi_inject_atomic never "
+                       "issues); use WEFT_AMO=auto or software",
+                       prov);
+        weft_debug("ofi: %s: atomics in software (its native fetching atomics corrupt its "
+                   "transmit list and its injected atomics never issue)",
+                   prov);
+        w.atomic = 0;
+    }
     const char *rcs = weft_tun_str(WEFT_TUN_REMOTE_COMPLETION);
     if (!strcmp(rcs, "flush"))
         w.dc = 0;
@@ -227,7 +249,7 @@ struct fi_info *weft_ofi_choose_provider(int want_thread_safe_hint, int *thread_
     if (!list)
         return NULL;
     *thread_on = progress_thread_wanted();
-    struct wants w = read_wants();
+    struct wants w = read_wants(list->fabric_attr->prov_name);
     *delivery_asked = w.need_dc;
     /* Steps: both asked, then without delivery completion, then without
      * atomics, then without either; a step that asks what was not wanted
