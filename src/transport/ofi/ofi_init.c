@@ -211,14 +211,18 @@ static void decide_writes(const struct fi_info *fi, int delivery_asked)
 }
 
 /* Counting puts and pushes on 64-bit immediate data where the provider
- * reports it (docs/providers.md: shm, tcp;ofi_rxm, sockets on 1.17). */
+ * reports it (docs/providers.md: shm, tcp;ofi_rxm, net, udp;ofi_rxd on
+ * 1.17). Not on sockets: with receives posted, as the message engine
+ * always has, it delivers a write's data without FI_REMOTE_CQ_DATA, so
+ * the target never counts it. */
 static void decide_counting(const struct fi_info *fi)
 {
     const char *imm = weft_tun_str(WEFT_TUN_CT_IMMEDIATE);
     if (strcmp(imm, "auto") && strcmp(imm, "off"))
         weft_fatal("shmem_init", "WEFT_CT_IMMEDIATE=%s: expected auto or off", imm);
     weft_ofi_count_imm = !strcmp(imm, "auto") && fi->domain_attr->cq_data_size >= 8 &&
-                         !(fi->mode & FI_RX_CQ_DATA) && !weft_ofi.fab.mr_local;
+                         !(fi->mode & FI_RX_CQ_DATA) && !weft_ofi.fab.mr_local &&
+                         strcmp(fi->fabric_attr->prov_name, "sockets") != 0;
     weft_debug("ofi: counters %s (cq_data_size %zu)",
                weft_ofi_count_imm ? "on immediate data" : "by atomic add",
                fi->domain_attr->cq_data_size);
