@@ -46,17 +46,21 @@
 #   The "provider" names a path through the library:
 #     default  nothing set: the library's choice, i.e. the direct on-node
 #              path between PEs of this machine;
-#     shm, tcp, sockets  WEFT_ONNODE=0 FI_PROVIDER=<p>: every PE, the
-#              calling one included, through that libfabric provider;
+#     shm, tcp, sockets, net, udp  WEFT_ONNODE=0 FI_PROVIDER=<p>: every
+#              PE, the calling one included, through that libfabric
+#              provider (udp is udp;ofi_rxd, tcp is tcp;ofi_rxm);
 #     mixed    WEFT_TOPOLOGY=nodes=2: the PEs split into two simulated nodes,
 #              direct inside a node, libfabric (shm) between them (NP >= 2).
 #   sockets is registered only for the NP values in WEFT_TEST_SOCKETS_NP.
+#   net and udp run a lean set only (WEFT_TEST_LEAN_PROVIDERS at
+#   WEFT_TEST_LEAN_NP: AMOs, RMA, ordering, counting puts, reductions,
+#   GASNet active messages), named explicitly by those tests.
 #
 #   Any EXPECT_* option wraps the job in tests/expect-failure.sh, which also
 #   enforces that the job ends (no hang) within FAIL_TIME seconds.
 
 set(WEFT_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
-set(WEFT_TEST_PATHS default shm tcp sockets mixed hydra)
+set(WEFT_TEST_PATHS default shm tcp sockets net udp mixed hydra)
 
 function(weft_test_labels test)
   string(REPLACE "." ";" parts "${test}")
@@ -79,11 +83,16 @@ set(WEFT_TEST_NP "1;2;4;8" CACHE STRING "Default list of PE counts for job tests
 set(WEFT_TEST_MAX_NP "8" CACHE STRING "Skip job tests with more PEs than this")
 set(WEFT_TEST_DEFAULT_PROVIDERS "default;shm;tcp;sockets;mixed" CACHE STRING
     "Default paths for job tests (see weft_job_test)")
-set(WEFT_TEST_PROVIDERS "default;shm;tcp;sockets;mixed" CACHE STRING
+set(WEFT_TEST_PROVIDERS "default;shm;tcp;sockets;net;udp;mixed" CACHE STRING
     "Providers test registration is limited to (drop one that is not installed)")
 # sockets (deprecated, milliseconds per operation on 1.17) runs at 2 PEs: at 4
 # its slowest jobs come close to the timeout on a loaded 2-core machine.
 set(WEFT_TEST_SOCKETS_NP "2" CACHE STRING "PE counts at which the sockets provider is tested")
+# The providers that run only the lean set: net (no native atomics) and
+# udp;ofi_rxd (reliable datagrams, software atomics), at 2 and 4 PEs.
+set(WEFT_TEST_LEAN_PROVIDERS "net;udp" CACHE STRING
+    "Providers that run the lean set of job tests (see weft_job_test)")
+set(WEFT_TEST_LEAN_NP "2;4" CACHE STRING "PE counts of the lean set")
 set(WEFT_TEST_TIMEOUT "60" CACHE STRING "Default per-job timeout in seconds")
 # ctest -j2 on a 2-core machine oversubscribes it with several jobs at once,
 # which no PE can see: the jobs use the short, polite spin before yielding
