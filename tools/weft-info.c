@@ -91,7 +91,7 @@ static int get_providers(uint64_t caps, struct fi_info **info)
     hints->mode = ~0ULL;
     hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
                                   FI_MR_PROV_KEY | FI_MR_ENDPOINT;
-    int rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, info);
+    int rc = fi_getinfo(weftx_info_fabric_api_version(), NULL, NULL, 0, hints, info);
     fi_freeinfo(hints);
     return rc;
 }

@@ -40,6 +40,10 @@ const char *weftx_info_launcher(void);
 const char *weftx_info_launcher_reason(void);
 const char *weftx_info_provider(void);
 
+/* The libfabric API version (FI_VERSION) weft asks for in fi_getinfo:
+ * that of the libfabric headers it was built against. */
+unsigned weftx_info_fabric_api_version(void);
+
 /* After shmem_init: the transport's description (provider, limits, atomic
  * table, on-node path) on out. */
 void weftx_info_describe_transport(FILE *out);

@@ -55,6 +55,11 @@ WEFT_EXPORT const char *weftx_info_provider(void)
     return weft_transport_provider_name();
 }
 
+WEFT_EXPORT unsigned weftx_info_fabric_api_version(void)
+{
+    return weft_transport_fabric_api_version();
+}
+
 WEFT_EXPORT void weftx_info_describe_transport(FILE *out)
 {
     weft_transport_describe(out);

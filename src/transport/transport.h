@@ -616,6 +616,7 @@ static inline void weft_transport_abandon(void) { weft_ofi_abandon(); }
 
 /* ---- introspection ---------------------------------------------------------- */
 static inline const char *weft_transport_provider_name(void) { return weft_ofi_provider_name(); }
+static inline uint32_t weft_transport_fabric_api_version(void) { return weft_ofi_api_version(); }
 /* Both transports' state, for SHMEM_INFO and weft-info. */
 static inline void weft_transport_describe(FILE *out)
 {

@@ -195,6 +195,8 @@ int weft_ofi_block(uint64_t ns);
 
 /* Introspection for weft-info and SHMEM_INFO. */
 const char *weft_ofi_provider_name(void);
+/* The libfabric API version weft asks for (its headers'). */
+uint32_t weft_ofi_api_version(void);
 void weft_ofi_describe(FILE *out); /* provider, mr_mode, limits, AMO table */
 /* 1 if a CPU atomic on this PE's own memory is atomic with respect to the
  * atomics peers apply to it through libfabric on type dt. */

@@ -174,7 +174,7 @@ void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine)
     hints->fabric_attr->name = strdup(main_fi->fabric_attr->name);
     hints->domain_attr->name = strdup(main_fi->domain_attr->name);
     struct fi_info *got = NULL;
-    int rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &got);
+    int rc = fi_getinfo(WEFT_FI_API_VERSION, NULL, NULL, 0, hints, &got);
     fi_freeinfo(hints);
     if (rc) {
         weft_debug("ofi: shm CMA read endpoint: fi_getinfo: %s", fi_strerror(-rc));

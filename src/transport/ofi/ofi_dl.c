@@ -3,7 +3,10 @@
  * it opens libfabric.so.1 and looks up the seven functions weft calls
  * (ofi_dl.h says why it is not a link-time dependency). The lookups take
  * each symbol's default version, the one a link against the same library
- * would bind. */
+ * would bind; so the library must have the major version of the headers
+ * weft was built against (whose structures it uses) and at least their
+ * minor version (fi_getinfo refuses a newer API version), or it is
+ * refused. */
 #include <dlfcn.h>
 #include <stdio.h>
 
@@ -69,7 +72,20 @@ int weft_ofi_load(void)
         lib = NULL;
         return -1;
     }
-    weft_debug("ofi: loaded libfabric %u.%u", FI_MAJOR(p_version()), FI_MINOR(p_version()));
+    uint32_t loaded = p_version();
+    if (FI_MAJOR(loaded) != FI_MAJOR_VERSION || FI_MINOR(loaded) < FI_MINOR_VERSION) {
+        weft_warn("shmem_init",
+                  "libfabric.so.1 is version %u.%u, but weft was built against libfabric %d.%d's "
+                  "headers and needs %d.%d or a later %d.x: rebuild weft against this "
+                  "libfabric, or load the one it was built with (LD_LIBRARY_PATH)",
+                  FI_MAJOR(loaded), FI_MINOR(loaded), FI_MAJOR_VERSION, FI_MINOR_VERSION,
+                  FI_MAJOR_VERSION, FI_MINOR_VERSION, FI_MAJOR_VERSION);
+        dlclose(lib);
+        lib = NULL;
+        return -1;
+    }
+    weft_debug("ofi: loaded libfabric %u.%u (API %d.%d)", FI_MAJOR(loaded), FI_MINOR(loaded),
+               FI_MAJOR_VERSION, FI_MINOR_VERSION);
     return 0;
 }
 
@@ -113,4 +129,9 @@ char *weft_fi_tostr(const void *data, enum fi_type datatype)
 uint32_t weft_fi_version(void)
 {
     return weft_ofi_load() == 0 ? p_version() : 0;
+}
+
+uint32_t weft_ofi_api_version(void)
+{
+    return WEFT_FI_API_VERSION;
 }

@@ -21,6 +21,10 @@
 
 #include <rdma/fabric.h>
 
+/* The libfabric API version weft asks for in every fi_getinfo: that of the
+ * headers it is built against, whose structures it uses. */
+#define WEFT_FI_API_VERSION FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION)
+
 #pragma GCC visibility push(hidden)
 /* Open libfabric once (WEFT_FABRIC_LIBDIR's libfabric.so.1, then the
  * loader's search path). 0, or -1 after a warning naming what failed. The

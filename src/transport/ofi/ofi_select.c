@@ -112,7 +112,7 @@ static struct fi_info *find_candidate(const char *prov, int *mr_local)
         const char *want = attempt == 0 ? "shm" : prov;
         for (*mr_local = 0; *mr_local < 2; ++*mr_local) {
             struct fi_info *hints = weft_ofi_base_hints(want, *mr_local);
-            rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &list);
+            rc = fi_getinfo(WEFT_FI_API_VERSION, NULL, NULL, 0, hints, &list);
             fi_freeinfo(hints);
             if (rc == 0)
                 break;
@@ -215,12 +215,12 @@ static struct fi_info *refine(const struct fi_info *first, int mr_local, int thr
     struct fi_info *got = NULL;
     hints->tx_attr->msg_order = WEFT_OFI_FENCE_ORDER;
     hints->rx_attr->msg_order = WEFT_OFI_FENCE_ORDER;
-    int rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &got);
+    int rc = fi_getinfo(WEFT_FI_API_VERSION, NULL, NULL, 0, hints, &got);
     int asked_order = 1;
     if (rc == -FI_ENODATA) {
         asked_order = 0;
         hints->tx_attr->msg_order = hints->rx_attr->msg_order = 0;
-        rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &got);
+        rc = fi_getinfo(WEFT_FI_API_VERSION, NULL, NULL, 0, hints, &got);
     }
     fi_freeinfo(hints);
     weft_debug("ofi: %s with%s FI_ATOMIC, with%s FI_DELIVERY_COMPLETE: %s",
