@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "transport/transport.h"
+#include "core/cpu_relax.h"
 #include "core/runtime.h"
 #include "runtime/lifecycle.h"
 
@@ -187,7 +188,7 @@ static void poll_pause(unsigned *spins)
             spin_on = t - idle.spin_start_ns < SPIN_SYSCALLS_NS;
         }
         if (spin_on) {
-            __builtin_ia32_pause();
+            weft_cpu_relax();
             return;
         }
     }
@@ -196,7 +197,7 @@ static void poll_pause(unsigned *spins)
                          __ATOMIC_RELAXED);
     unsigned stride = !yield_sparsely ? idle.stride : idle.fit_stride ? idle.fit_stride : YIELD_EVERY;
     if (stride > 1 && (s & (stride - 1))) {
-        __builtin_ia32_pause();
+        weft_cpu_relax();
         return;
     }
     /* Launcher death, finalized peers, hang report: with the yields, so a

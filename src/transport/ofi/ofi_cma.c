@@ -49,6 +49,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "core/cpu_relax.h"
 #include "transport/onnode/onnode.h"
 #include "transport/ofi/ofi_internal.h"
 
@@ -67,7 +68,7 @@ static void cma_lock(void)
     unsigned spins = 0;
     while (__atomic_exchange_n(&weft_ofi_cma.lock, 1, __ATOMIC_ACQUIRE))
         if (++spins < 256)
-            __builtin_ia32_pause();
+            weft_cpu_relax();
         else
             sched_yield();
 }

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "core/copy.h"
+#include "core/cpu_relax.h"
 #include "transport/ofi/ofi_internal.h"
 #include "transport/ofi/ofi_msg.h"
 
@@ -52,7 +53,7 @@ static inline uint32_t rec_size(size_t len)
 static void coal_lock(struct weft_ofi_tx *tx)
 {
     while (__atomic_exchange_n(&tx->coal_lock, 1, __ATOMIC_ACQUIRE))
-        __builtin_ia32_pause();
+        weft_cpu_relax();
 }
 
 static int coal_trylock(struct weft_ofi_tx *tx)

@@ -41,6 +41,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/cpu_relax.h"
 #include "transport/ofi/ofi_internal.h"
 #include "transport/ofi/ofi_msg.h"
 
@@ -80,7 +81,7 @@ void weft_ofi_progress_settled(void)
      * not applied them yet (a barrier flag it wrote can already be seen):
      * wait for its drain to end. */
     while (__atomic_load_n(&weft_ofi.progress.lock, __ATOMIC_ACQUIRE))
-        __builtin_ia32_pause();
+        weft_cpu_relax();
 }
 
 int weft_ofi_served(uint64_t *count)
@@ -155,7 +156,7 @@ void weft_ofi_settle_applied_slow(unsigned turn)
     unsigned spins = 0;
     while (__atomic_load_n(&weft_ofi_thread_turn, __ATOMIC_ACQUIRE) == turn)
         if (++spins < 1024)
-            __builtin_ia32_pause();
+            weft_cpu_relax();
         else
             sched_yield(); /* the thread may be preempted mid-copy */
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/cpu_relax.h"
 #include "transport/ofi/ofi_internal.h"
 
 void weft_ofi_fail(const char *what, int pe, ssize_t rc)
@@ -107,7 +108,7 @@ static __attribute__((noinline)) void wait_cntr_polling(struct weft_ofi_tx *tx, 
         if (++polls % COUNTER_POLLS == 0)
             poll_yield_for(tx, &spins);
         else
-            __builtin_ia32_pause();
+            weft_cpu_relax();
         done = fi_cntr_read(c);
     } while (WEFT_UNLIKELY(done < issued));
     *(reads ? &tx->r_done_seen : &tx->w_done_seen) = done;
