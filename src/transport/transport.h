@@ -44,6 +44,13 @@ static inline __attribute__((always_inline)) char *weft_transport_fast_peer(int 
  * (the direct path): GASNet's handles are made of that. put: src reusable
  * on return; put_nbi: not before quiet; get: dst filled on return;
  * get_nbi: after quiet. */
+/* After a blocking get's loads from a mapped peer: they come before this
+ * PE's later loads and stores, as a get through libfabric (complete on
+ * return) does; without it a weakly ordered CPU (aarch64) may let a later
+ * load, say of data a flag read by the get announces, pass them. A
+ * compiler barrier only on x86. A non-blocking get's loads are ordered by
+ * the full fence of the quiet that completes it. */
+static inline void weft_transport_get_done(void) { __atomic_thread_fence(__ATOMIC_ACQUIRE); }
 static inline int weft_transport_put(struct weft_ctx *c, int seg, uint64_t off, const void *src,
                                      size_t len, int pe)
 {
@@ -85,6 +92,7 @@ static inline int weft_transport_get(struct weft_ctx *c, void *dst, int seg, uin
     const char *p = weft_onnode_addr(seg, off, pe);
     if (p) {
         memmove(dst, p, len);
+        weft_transport_get_done();
         return 0;
     }
     weft_ofi_get(c->ofi, dst, seg, off, len, pe);
@@ -181,9 +189,10 @@ static inline void weft_transport_iget(struct weft_ctx *c, void *dst, ptrdiff_t 
                                        int pe)
 {
     const char *p = weft_onnode_addr(seg, off, pe);
-    if (p)
+    if (p) {
         weft_copy_strided(dst, dstride, p, sstride, elem, n);
-    else
+        weft_transport_get_done();
+    } else
         weft_ofi_iget(c->ofi, dst, dstride, seg, off, sstride, elem, n, pe);
 }
 static inline void weft_transport_amo(struct weft_ctx *c, enum weft_amo_op op, enum weft_dtype dt,
@@ -424,9 +433,11 @@ static inline __attribute__((always_inline)) void
 weft_transport_get_small(void *dst, uint64_t off, size_t len, int pe, int nbi)
 {
     const char *peer = weft_transport_fast_peer(WEFT_SEG_HEAP, pe);
-    if (WEFT_LIKELY(peer != NULL))
+    if (WEFT_LIKELY(peer != NULL)) {
         memmove(dst, peer + off, len);
-    else if (nbi)
+        if (!nbi)
+            weft_transport_get_done();
+    } else if (nbi)
         weft_ofi_get_nbi(&weft_ofi_tx0, dst, WEFT_SEG_HEAP, off, len, pe);
     else
         weft_ofi_get(&weft_ofi_tx0, dst, WEFT_SEG_HEAP, off, len, pe);
@@ -471,6 +482,7 @@ weft_transport_g_heap(uint64_t off, void *value, size_t len, int pe)
     const char *peer = weft_transport_fast_peer(WEFT_SEG_HEAP, pe);
     if (WEFT_LIKELY(peer != NULL)) {
         memcpy(value, peer + off, len);
+        weft_transport_get_done();
         return 1;
     }
     if (WEFT_LIKELY(off < weft_fast_heap_limit)) {
@@ -498,6 +510,7 @@ weft_transport_g_data(uint64_t doff, void *value, size_t len, int pe)
     const char *peer = weft_transport_fast_peer(WEFT_SEG_DATA, pe);
     if (WEFT_LIKELY(peer != NULL)) {
         memcpy(value, peer + doff, len);
+        weft_transport_get_done();
         return 1;
     }
     return 0;
