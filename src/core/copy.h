@@ -86,7 +86,12 @@ static inline void weft_copy_once_any(char *d, const char *s, size_t len)
 #endif
 }
 
-static inline void weft_copy_once(void *dst, const void *src, size_t len)
+/* Always inlined, even unoptimized: the store of a shmem_TYPE_p is then
+ * an instruction of that routine (a fault there is named after it, see
+ * onnode.c), and a 1-8 byte copy never becomes a library call that could
+ * store a byte twice. */
+static inline __attribute__((always_inline)) void weft_copy_once(void *dst, const void *src,
+                                                                 size_t len)
 {
     char *d = (char *)dst;
     const char *s = (const char *)src;
