@@ -86,12 +86,7 @@ static inline void weft_copy_once_any(char *d, const char *s, size_t len)
 #endif
 }
 
-/* Always inlined, even unoptimized: the store of a shmem_TYPE_p is then
- * an instruction of that routine (a fault there is named after it, see
- * onnode.c), and a 1-8 byte copy never becomes a library call that could
- * store a byte twice. */
-static inline __attribute__((always_inline)) void weft_copy_once(void *dst, const void *src,
-                                                                 size_t len)
+static inline void weft_copy_once(void *dst, const void *src, size_t len)
 {
     char *d = (char *)dst;
     const char *s = (const char *)src;
@@ -102,6 +97,25 @@ static inline __attribute__((always_inline)) void weft_copy_once(void *dst, cons
     case 4: *(weft_u32_any *)(void *)d = *(const weft_u32_any *)(const void *)s; return;
     case 8: *(weft_u64_any *)(void *)d = *(const weft_u64_any *)(const void *)s; return;
     default: weft_copy_once_any(d, s, len);
+    }
+}
+
+/* A value of a shmem_TYPE_p or _g (len 1 to 8 bytes, a constant in every
+ * caller): one store or load, always inlined even unoptimized, so that it
+ * never becomes a library call that could store a byte twice, and the
+ * access is an instruction of the calling routine (a fault there is named
+ * after it, see onnode.c). */
+static inline __attribute__((always_inline)) void weft_copy_scalar(void *dst, const void *src,
+                                                                   size_t len)
+{
+    char *d = (char *)dst;
+    const char *s = (const char *)src;
+    switch (len) {
+    case 1: *d = *s; return;
+    case 2: *(weft_u16_any *)(void *)d = *(const weft_u16_any *)(const void *)s; return;
+    case 4: *(weft_u32_any *)(void *)d = *(const weft_u32_any *)(const void *)s; return;
+    case 8: *(weft_u64_any *)(void *)d = *(const weft_u64_any *)(const void *)s; return;
+    default: weft_copy_once(d, s, len);
     }
 }
 

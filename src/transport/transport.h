@@ -465,7 +465,7 @@ weft_transport_p_heap(uint64_t off, const void *value, size_t len, int pe)
 {
     char *peer = weft_transport_fast_peer(WEFT_SEG_HEAP, pe);
     if (WEFT_LIKELY(peer != NULL)) {
-        weft_copy_once(peer + off, value, len); /* one store (copy.h) */
+        weft_copy_scalar(peer + off, value, len); /* one store (copy.h) */
         return 1;
     }
     if (WEFT_LIKELY(off < weft_fast_heap_limit)) {
@@ -481,7 +481,7 @@ weft_transport_g_heap(uint64_t off, void *value, size_t len, int pe)
 {
     const char *peer = weft_transport_fast_peer(WEFT_SEG_HEAP, pe);
     if (WEFT_LIKELY(peer != NULL)) {
-        weft_copy_once(value, peer + off, len); /* one load */
+        weft_copy_scalar(value, peer + off, len); /* one load */
         weft_transport_get_done();
         return 1;
     }
@@ -499,7 +499,7 @@ weft_transport_p_data(uint64_t doff, const void *value, size_t len, int pe)
 {
     char *peer = weft_transport_fast_peer(WEFT_SEG_DATA, pe);
     if (WEFT_LIKELY(peer != NULL)) {
-        weft_copy_once(peer + doff, value, len);
+        weft_copy_scalar(peer + doff, value, len);
         return 1;
     }
     return 0;
@@ -509,7 +509,7 @@ weft_transport_g_data(uint64_t doff, void *value, size_t len, int pe)
 {
     const char *peer = weft_transport_fast_peer(WEFT_SEG_DATA, pe);
     if (WEFT_LIKELY(peer != NULL)) {
-        weft_copy_once(value, peer + doff, len);
+        weft_copy_scalar(value, peer + doff, len);
         weft_transport_get_done();
         return 1;
     }
