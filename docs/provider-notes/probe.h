@@ -53,4 +53,23 @@ static inline void probe_open(struct fi_info *info, struct fid_fabric **fab,
     struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_DATA};
     CK(fi_cq_open(*dom, &cqa, cq, NULL));
 }
+/* Sends len bytes to the other process (wr) and reads as many from it (rd),
+ * calling progress, when not NULL, while nothing has arrived. */
+static inline void probe_xchg(int wr, int rd, const void *mine, void *theirs, size_t len,
+                              void (*progress)(void))
+{
+    if (write(wr, mine, len) != (ssize_t)len)
+        exit(2);
+    for (size_t g = 0; g < len;) {
+        struct pollfd pf = {rd, POLLIN, 0};
+        if (progress && poll(&pf, 1, 0) <= 0) {
+            progress();
+            continue;
+        }
+        ssize_t r = read(rd, (char *)theirs + g, len - g);
+        if (r <= 0)
+            exit(3);
+        g += (size_t)r;
+    }
+}
 #endif

@@ -48,19 +48,7 @@ static void progress(void)
 /* Exchange len bytes with the other process, progressing while waiting. */
 static void xchg(void *mine, void *theirs, size_t len)
 {
-    if (write(p2c[rank][1], mine, len) != (ssize_t)len)
-        exit(2);
-    for (size_t g = 0; g < len;) {
-        struct pollfd pf = {p2c[1 - rank][0], POLLIN, 0};
-        if (ep && poll(&pf, 1, 0) <= 0) {
-            progress();
-            continue;
-        }
-        ssize_t r = read(p2c[1 - rank][0], (char *)theirs + g, len - g);
-        if (r <= 0)
-            exit(3);
-        g += (size_t)r;
-    }
+    probe_xchg(p2c[rank][1], p2c[1 - rank][0], mine, theirs, len, ep ? progress : NULL);
 }
 static void bar(void)
 {
