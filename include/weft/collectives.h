@@ -70,6 +70,27 @@ WEFT_REDUCE_ARITH_TYPES(WEFT_DECL_REDUCE_ARITH)
 #undef WEFT_DECL_REDUCE_ARITH
 #undef WEFT_DECL_REDUCE
 
+/* ---- non-blocking collectives (the OpenSHMEM committee's draft) ---------------------
+ * Each call starts the collective and returns; shmem_req_wait or a
+ * shmem_req_test that returns 0 completes it and sets the handle to
+ * SHMEM_REQ_INVALID. The draft names broadcast and alltoall; the other
+ * collectives' forms are extensions in shmemx.h. docs/collectives.md. */
+typedef struct weft_req *shmem_req_h;
+#define SHMEM_REQ_INVALID ((shmem_req_h)0)
+int shmem_req_test(shmem_req_h *request);
+int shmem_req_wait(shmem_req_h *request);
+int shmem_broadcastmem_nb(shmem_team_t team, void *dest, const void *source, size_t nelems,
+                          int PE_root, shmem_req_h *request);
+int shmem_alltoallmem_nb(shmem_team_t team, void *dest, const void *source, size_t nelems,
+                         shmem_req_h *request);
+#define WEFT_DECL_COLL_NB(N, T, D, G)                                                   \
+    int shmem_##N##_broadcast_nb(shmem_team_t team, T *dest, const T *source,           \
+                                 size_t nelems, int PE_root, shmem_req_h *request);     \
+    int shmem_##N##_alltoall_nb(shmem_team_t team, T *dest, const T *source,            \
+                                size_t nelems, shmem_req_h *request);
+WEFT_RMA_TYPES(WEFT_DECL_COLL_NB)
+#undef WEFT_DECL_COLL_NB
+
 /* ---- scans (OpenSHMEM 1.6) ------------------------------------------------------ */
 #define WEFT_DECL_SCAN(N, T, D, G)                                                      \
     int shmem_##N##_sum_inscan(shmem_team_t team, T *dest, const T *source, size_t nelems); \
@@ -137,6 +158,8 @@ WEFT_TO_ALL_ARITH_TYPES(WEFT_DECL_TO_ALL_ARITH)
 #define WEFT_G_sum_reduce(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmem_##N##_sum_reduce)
 #define WEFT_G_prod_reduce(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmem_##N##_prod_reduce)
 #define WEFT_G_sum_inscan(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmem_##N##_sum_inscan)
+#define WEFT_G_broadcast_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmem_##N##_broadcast_nb)
+#define WEFT_G_alltoall_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmem_##N##_alltoall_nb)
 #define WEFT_G_sum_exscan(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmem_##N##_sum_exscan)
 
 #define shmem_broadcast(...) WEFT_GENERIC_TEAM(WEFT_RMA_TYPES, broadcast, __VA_ARGS__)
@@ -153,6 +176,8 @@ WEFT_TO_ALL_ARITH_TYPES(WEFT_DECL_TO_ALL_ARITH)
 #define shmem_prod_reduce(...) WEFT_GENERIC_TEAM(WEFT_REDUCE_ARITH_TYPES, prod_reduce, __VA_ARGS__)
 #define shmem_sum_inscan(...) WEFT_GENERIC_TEAM(WEFT_SCAN_TYPES, sum_inscan, __VA_ARGS__)
 #define shmem_sum_exscan(...) WEFT_GENERIC_TEAM(WEFT_SCAN_TYPES, sum_exscan, __VA_ARGS__)
+#define shmem_broadcast_nb(...) WEFT_GENERIC_TEAM(WEFT_RMA_TYPES, broadcast_nb, __VA_ARGS__)
+#define shmem_alltoall_nb(...) WEFT_GENERIC_TEAM(WEFT_RMA_TYPES, alltoall_nb, __VA_ARGS__)
 #endif /* C11 */
 
 #endif

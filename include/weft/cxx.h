@@ -222,6 +222,19 @@ inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
 WEFT_RMA_TYPES(WEFT_CXX_COLL)
 #undef WEFT_CXX_COLL
 
+/* The non-blocking broadcast and alltoall of the committee's draft. */
+#define WEFT_CXX_COLL_NB(N, T, D, G)                                                       \
+    WEFT_CXX_PLAIN(G, N, int, broadcast_nb,                                                \
+                   (shmem_team_t team, T *dest, const T *source, size_t nelems,            \
+                    int PE_root, shmem_req_h *request),                                    \
+                   (team, dest, source, nelems, PE_root, request))                         \
+    WEFT_CXX_PLAIN(G, N, int, alltoall_nb,                                                 \
+                   (shmem_team_t team, T *dest, const T *source, size_t nelems,            \
+                    shmem_req_h *request),                                                 \
+                   (team, dest, source, nelems, request))
+WEFT_RMA_TYPES(WEFT_CXX_COLL_NB)
+#undef WEFT_CXX_COLL_NB
+
 /* Reductions and scans: every one has the parameters of shmem_OP below. */
 #define WEFT_CXX_REDUCE_ONE(N, T, G, OP)                                                   \
     WEFT_CXX_PLAIN(G, N, int, OP,                                                          \

@@ -22,6 +22,7 @@
 typedef void (*weft_red_fn)(void *out, const void *a, const void *b, size_t n);
 
 struct weft_coll {
+    struct weft_ctx *ctx;   /* what its puts and signals go through */
     const char *call;
     struct weft_team *team; /* members (an on-stack team for active sets) */
     int n, me;
@@ -33,8 +34,26 @@ struct weft_coll {
     uint64_t psync_expect[WEFT_TF_COUNT];
 };
 
-/* Team mode session: returns 0, or -1 if team is SHMEM_TEAM_INVALID. */
+/* Team mode session: returns 0, or -1 if team is SHMEM_TEAM_INVALID. It
+ * first waits for the team's non-blocking collectives still queued. */
 int weft_coll_team_begin(struct weft_coll *c, const char *call, shmem_team_t team);
+/* The session alone, over a valid team, through ctx (the engine of the
+ * non-blocking collectives uses a context of its own). */
+void weft_coll_team_session(struct weft_coll *c, const char *call, struct weft_team *team,
+                            struct weft_ctx *ctx);
+/* Frees the calling thread's private buffers of the algorithms. */
+void weft_coll_free_buffers(void);
+
+/* Non-blocking collectives (coll_nb.c): until the engine has run every one
+ * queued on team, nothing else may use the team's counters. */
+void weft_coll_nb_wait_team(struct weft_team *team);
+static inline void weft_coll_nb_drain(struct weft_team *team)
+{
+    if (WEFT_UNLIKELY(__atomic_load_n(&team->nb_done, __ATOMIC_ACQUIRE) != team->nb_issued))
+        weft_coll_nb_wait_team(team);
+}
+/* Shuts the engine down (finalize): every queued collective runs first. */
+void weft_coll_nb_fini(void);
 
 /* Active-set session over PE_start + i*2^logPE_stride, i < PE_size, with
  * counters in pSync (aborts with a message on an invalid set or a caller

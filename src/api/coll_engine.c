@@ -26,13 +26,23 @@
 #define WEFT_BCAST_CHUNK ((size_t)64 * 1024) /* smallest pipelining unit of broadcasts */
 #define WEFT_TREE_CHUNK ((size_t)16 * 1024)  /* get unit of the active-set reduction */
 
-static struct weft_ctx *const ctx0 = &weft_ctx_default;
+/* ---- private buffers: one pair per thread, since the application thread
+ * and the non-blocking collectives' engine (coll_nb.c) run algorithms at
+ * the same time. The engine frees its pair as it exits. ----------------- */
+static __thread void *buf[2];
+static __thread size_t cap[2];
 
-/* ---- private buffers (the library is at most SERIALIZED) ------------------ */
+void weft_coll_free_buffers(void)
+{
+    for (int i = 0; i < 2; i++) {
+        free(buf[i]);
+        buf[i] = NULL;
+        cap[i] = 0;
+    }
+}
+
 static void *priv_buf(int which, size_t len)
 {
-    static void *buf[2];
-    static size_t cap[2];
     if (len > cap[which]) {
         void *p = realloc(buf[which], len);
         if (!p)
@@ -49,6 +59,17 @@ int weft_coll_team_begin(struct weft_coll *c, const char *call, shmem_team_t tea
     weft_check_init(call);
     if (team == SHMEM_TEAM_INVALID)
         return -1;
+    /* The team's counters are the engine's until its queued collectives on
+     * this team are done: they come first in the team's order anyway. */
+    weft_coll_nb_drain(team);
+    weft_coll_team_session(c, call, team, &weft_ctx_default);
+    return 0;
+}
+
+void weft_coll_team_session(struct weft_coll *c, const char *call, struct weft_team *team,
+                            struct weft_ctx *ctx)
+{
+    c->ctx = ctx;
     c->call = call;
     c->team = team;
     c->n = team->size;
@@ -64,7 +85,6 @@ int weft_coll_team_begin(struct weft_coll *c, const char *call, shmem_team_t tea
         c->fseg = WEFT_SEG_HEAP;
         c->foff = 0;
     }
-    return 0;
 }
 
 #define WEFT_PSYNC_LONGS 64
@@ -95,6 +115,7 @@ void weft_coll_aset_begin(struct weft_coll *c, struct weft_team *as, const char 
     int seg;
     uint64_t off;
     weft_sym_resolve_or_die(call, "pSync", pSync, WEFT_PSYNC_LONGS * sizeof(long), &seg, &off);
+    c->ctx = &weft_ctx_default;
     c->call = call;
     c->team = as;
     c->n = PE_size;
@@ -135,9 +156,9 @@ static inline int wpe(const struct weft_coll *c, int i) { return weft_team_world
 static void coll_signal(struct weft_coll *c, int idx, int pe, int fence, int64_t v)
 {
     if (fence)
-        weft_transport_fence(ctx0);
+        weft_transport_fence(c->ctx);
     uint64_t off = c->foff + (uint64_t)cidx(c, idx) * sizeof(uint64_t);
-    weft_transport_signal_add(ctx0, c->fseg, off, (uint64_t)v, wpe(c, pe));
+    weft_transport_signal_add(c->ctx, c->fseg, off, (uint64_t)v, wpe(c, pe));
 }
 
 /* What the hang report prints for a PE blocked on counter m (sync.c). */
@@ -195,7 +216,7 @@ void weft_coll_end(struct weft_coll *c)
             __atomic_fetch_add((int64_t *)(void *)(weft_rt.seg[c->fseg].base + off), neg,
                                __ATOMIC_ACQ_REL);
         else
-            weft_transport_amo(ctx0, WEFT_AMO_ADD, WEFT_DT_I64, c->fseg, off, &neg, NULL, &old,
+            weft_transport_amo(c->ctx, WEFT_AMO_ADD, WEFT_DT_I64, c->fseg, off, &neg, NULL, &old,
                                weft_rt.my_pe);
         c->expect[m] = 0;
     }
@@ -216,7 +237,7 @@ static void put_to(const struct weft_coll *c, int seg, uint64_t off, const void 
                    int pe)
 {
     if (len)
-        weft_transport_put(ctx0, seg, off, src, len, wpe(c, pe));
+        weft_transport_put(c->ctx, seg, off, src, len, wpe(c, pe));
 }
 
 /* ---- barrier --------------------------------------------------------------- */
@@ -284,13 +305,13 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
                 continue;
             /* nbi: the puts to several children overlap; the fence keeps
              * each chunk ahead of its count. */
-            weft_transport_put_nbi(ctx0, seg, off + o, from + o, l,
+            weft_transport_put_nbi(c->ctx, seg, off + o, from + o, l,
                                    wpe(c, (int)((vr + m + root) % n)));
             any = 1;
         }
         if (!any)
             continue;
-        weft_transport_fence(ctx0);
+        weft_transport_fence(c->ctx);
         for (long m = top; m >= 1; m >>= 1) {
             if (!weft_sched_tree_is_child(vr, m, limit, n))
                 continue;
@@ -306,7 +327,7 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
 /* ---- collect / fcollect / alltoall(s) -------------------------------------- */
 static void quiet_barrier(struct weft_coll *c)
 {
-    weft_transport_quiet(ctx0);
+    weft_transport_quiet(c->ctx);
     weft_coll_barrier(c);
 }
 
@@ -387,7 +408,7 @@ void weft_coll_alltoalls(struct weft_coll *c, void *dest, const void *source, pt
         for (int i = 1; i < n; i++) {
             int j = weft_sched_pairwise_to(me, n, i);
             const char *sb = s + (ptrdiff_t)((size_t)j * nelems) * sst * (ptrdiff_t)esz;
-            weft_transport_iput(ctx0, seg, off, dst * (ptrdiff_t)esz, sb, sst * (ptrdiff_t)esz, esz,
+            weft_transport_iput(c->ctx, seg, off, dst * (ptrdiff_t)esz, sb, sst * (ptrdiff_t)esz, esz,
                                 nelems, wpe(c, j));
         }
     }
@@ -556,7 +577,7 @@ static void allreduce_tree(struct weft_coll *c, void *dest, const void *source, 
     for (long m = 1; weft_sched_tree_is_child(me, m, limit, n); m <<= 1) {
         for (size_t o = 0; o < count; o += cap) {
             size_t k = count - o < cap ? count - o : cap;
-            weft_transport_get(ctx0, tmp, dseg, doff + o * esz, k * esz, wpe(c, (int)(me + m)));
+            weft_transport_get(c->ctx, tmp, dseg, doff + o * esz, k * esz, wpe(c, (int)(me + m)));
             char *d = (char *)dest + o * esz;
             op(d, d, tmp, k);
         }

@@ -6,6 +6,7 @@
 
 #include "runtime/team.h"
 #include "api/api.h"
+#include "api/coll.h"
 #include "runtime/lifecycle.h"
 
 /* OpenSHMEM 1.6 lets initialization calls nest: each needs its own
@@ -92,6 +93,8 @@ void shmem_finalize(void)
         return;
     }
     unmatched_inits = 0;
+    if (weft_rt.initialized)
+        weft_coll_nb_fini();
     weft_runtime_finalize();
 }
 

@@ -169,6 +169,7 @@ void shmem_team_destroy(shmem_team_t team)
                   "SHMEM_TEAM_SHARED) cannot be destroyed; ignored");
         return;
     }
+    weft_coll_nb_drain(team);
     weft_team_free(team);
 }
 

@@ -60,6 +60,11 @@ struct weft_team {
     int num_contexts;        /* from shmem_team_config_t */
     uint64_t red_chunks;     /* reduction chunks done (buffer parity) */
     uint64_t expect[WEFT_TF_COUNT]; /* signals awaited so far per counter */
+    /* Non-blocking collectives on this team queued by the application
+     * thread, and run by their engine (api/coll_nb.c); expect[] and
+     * red_chunks belong to the engine while they differ. */
+    uint64_t nb_issued;
+    uint64_t nb_done;
 };
 
 WEFT_EXPORT extern struct weft_team weft_team_world; /* SHMEM_TEAM_WORLD */

@@ -562,6 +562,22 @@ static inline void weft_transport_ctx_open_private(struct weft_ctx *c)
     if (!c->ofi && !weft_onnode.all_direct)
         c->ofi = &weft_ofi_tx0;
 }
+/* The same for a second thread driving the transport beside the
+ * application's: an endpoint of its own or none needed (every peer
+ * direct); -1 when it would have to share the default context's. */
+static inline int weft_transport_ctx_open_thread(struct weft_ctx *c)
+{
+    weft_transport_ctx_open_private(c);
+    if (weft_onnode.all_direct) {
+        c->ofi = &weft_ofi_tx0; /* never reaches libfabric, as the default's */
+        return 0;
+    }
+    if (c->ofi == &weft_ofi_tx0) {
+        c->ofi = NULL;
+        return -1;
+    }
+    return 0;
+}
 static inline void weft_transport_ctx_close_private(struct weft_ctx *c)
 {
     if (c->ofi && c->ofi != &weft_ofi_tx0)
@@ -620,6 +636,13 @@ static inline char **weft_transport_fast_peers(int seg) { return weft_onnode.fas
 static inline size_t weft_transport_window(void) { return weft_onnode.window; }
 /* SHMEM_THREAD_MULTIPLE can be provided. */
 static inline int weft_transport_thread_multiple(void) { return weft_ofi_thread_multiple(); }
+/* Two threads of this PE may drive the transport at once, each through its
+ * own context, at any thread level (the non-blocking collectives' engine
+ * beside the application): every peer direct, or an FI_THREAD_SAFE domain. */
+static inline int weft_transport_threads_safe(void)
+{
+    return weft_onnode.all_direct || weft_ofi_thread_safe();
+}
 /* Every PE is reached directly: libfabric was not opened. */
 static inline int weft_transport_libfabric_unused(void) { return weft_ofi_unused(); }
 static inline void weft_transport_wireup_done(void) { weft_ofi_wireup_done(); }

@@ -58,6 +58,8 @@ void weft_ofi_abandon(void);
 int weft_ofi_unused(void);
 /* 1 if SHMEM_THREAD_MULTIPLE can be provided (FI_THREAD_SAFE domain). */
 int weft_ofi_thread_multiple(void);
+/* The domain is FI_THREAD_SAFE (or libfabric is not used at all). */
+int weft_ofi_thread_safe(void);
 
 /* The default context's transmit resources. */
 struct weft_ofi_tx *weft_ofi_default_tx(void);

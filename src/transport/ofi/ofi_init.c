@@ -578,6 +578,8 @@ struct weft_ofi_tx *weft_ofi_default_tx(void) { return &weft_ofi_tx0; }
 
 int weft_ofi_thread_multiple(void) { return weft_ofi.thread_multiple; }
 
+int weft_ofi_thread_safe(void) { return weft_ofi.unused || weft_ofi.fab.thread_safe; }
+
 const char *weft_ofi_provider_name(void)
 {
     return weft_ofi.fab.info ? weft_ofi.fab.info->fabric_attr->prov_name : "none";

@@ -1,0 +1,230 @@
+/* coll_nb.c owns the engine of the non-blocking team collectives: their
+ * requests, the queue the application thread posts them to, and the engine
+ * thread that runs them, in the order they were posted, with the same
+ * algorithms as the blocking collectives (coll_engine.c) through a context
+ * of its own; shmem_req_test and shmem_req_wait complete them.
+ *
+ * Why a thread: a collective is a chain of rounds, each waiting for a
+ * peer's signal, and the application computes between starting it and
+ * waiting for it. A thread that sleeps while nothing is queued and runs
+ * every round as soon as its signal lands makes the collective advance on
+ * the direct path (nothing else would) and over manual-progress providers
+ * (its waits drive the endpoint's progress) without the application
+ * calling into weft. The engine needs a transport that two threads may
+ * drive at once (every PE direct, or an FI_THREAD_SAFE domain); without
+ * one, each collective runs to completion when it is posted.
+ *
+ * Ordering: the engine runs the PE's non-blocking collectives one after
+ * the other in posting order, so on a team they follow the order every PE
+ * started them in (the draft's rule), and the team's counters stay in
+ * step. A blocking collective on a team first waits for that team's queued
+ * ones (weft_coll_nb_drain): the team's counters are one sequence. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/coll_nb.h"
+
+struct weft_req {
+    struct weft_req *next;  /* in the queue */
+    struct weft_nb_op op;
+    int done;               /* 1 once the engine finished it (release) */
+};
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t work;     /* the engine: something queued, or stop */
+    pthread_cond_t finished; /* waiters: a request completed */
+    struct weft_req *head, *tail;
+    int waiters;
+    int stopping;
+    int mode;                /* 0 undecided, 1 engine thread, 2 inline */
+    pthread_t thread;
+    struct weft_ctx ctx;     /* the engine's puts and signals */
+} eng = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .work = PTHREAD_COND_INITIALIZER,
+    .finished = PTHREAD_COND_INITIALIZER,
+};
+
+#define MODE_THREAD 1
+#define MODE_INLINE 2
+
+static void run(const struct weft_nb_op *op, struct weft_ctx *ctx)
+{
+    struct weft_coll c;
+    weft_coll_team_session(&c, op->call, op->team, ctx);
+    switch (op->kind) {
+    case WEFT_NB_SYNC:
+        weft_coll_barrier(&c);
+        break;
+    case WEFT_NB_BCAST:
+        weft_coll_bcast(&c, op->dest, op->source, op->len, op->root,
+                        WEFT_BCAST_ROOT_COPIES | WEFT_BCAST_WAIT_READY);
+        break;
+    case WEFT_NB_COLLECT:
+        weft_coll_collect(&c, op->dest, op->source, op->len);
+        break;
+    case WEFT_NB_FCOLLECT:
+        weft_coll_fcollect(&c, op->dest, op->source, op->len);
+        break;
+    case WEFT_NB_ALLTOALL:
+        weft_coll_alltoall(&c, op->dest, op->source, op->len);
+        break;
+    case WEFT_NB_ALLTOALLS:
+        weft_coll_alltoalls(&c, op->dest, op->source, op->dst, op->sst, op->esz, op->len);
+        break;
+    case WEFT_NB_REDUCE:
+        weft_coll_allreduce(&c, op->dest, op->source, op->len, op->esz, op->red);
+        break;
+    }
+}
+
+/* Marks r done and wakes whoever waits for it or for its team. */
+static void complete(struct weft_req *r)
+{
+    struct weft_team *team = r->op.team;
+    __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&team->nb_done, 1, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&eng.lock);
+    if (eng.waiters)
+        pthread_cond_broadcast(&eng.finished);
+    pthread_mutex_unlock(&eng.lock);
+}
+
+static void *engine_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&eng.lock);
+    for (;;) {
+        while (!eng.head && !eng.stopping)
+            pthread_cond_wait(&eng.work, &eng.lock);
+        struct weft_req *r = eng.head;
+        if (!r)
+            break;
+        eng.head = r->next;
+        if (!eng.head)
+            eng.tail = NULL;
+        pthread_mutex_unlock(&eng.lock);
+        run(&r->op, &eng.ctx);
+        complete(r);
+        pthread_mutex_lock(&eng.lock);
+    }
+    pthread_mutex_unlock(&eng.lock);
+    weft_transport_quiet(&eng.ctx);
+    weft_coll_free_buffers();
+    return NULL;
+}
+
+static void start_engine(const char *call)
+{
+    if (!weft_transport_threads_safe() || weft_transport_ctx_open_thread(&eng.ctx) != 0) {
+        weft_debug("%s: no transport a second thread can drive (a thread-safe domain and an "
+                   "endpoint of its own): non-blocking collectives complete when they are "
+                   "posted", call);
+        eng.mode = MODE_INLINE;
+        return;
+    }
+    int rc = pthread_create(&eng.thread, NULL, engine_main, NULL);
+    if (rc)
+        weft_fatal(call, "cannot start the thread of the non-blocking collectives: %s",
+                   strerror(rc));
+    eng.mode = MODE_THREAD;
+    weft_debug("%s: non-blocking collectives run on an engine thread", call);
+}
+
+int weft_coll_nb_post(const struct weft_nb_op *op, shmem_req_h *request)
+{
+    struct weft_req *r = malloc(sizeof *r);
+    if (!r)
+        weft_fatal(op->call, "out of memory for a request");
+    r->next = NULL;
+    r->op = *op;
+    r->done = 0;
+    if (!eng.mode)
+        start_engine(op->call);
+    op->team->nb_issued++;
+    if (eng.mode == MODE_INLINE) {
+        /* Behind nothing: this thread ran every earlier one already. */
+        run(&r->op, &weft_ctx_default);
+        r->done = 1;
+        op->team->nb_done++;
+    } else {
+        pthread_mutex_lock(&eng.lock);
+        if (eng.tail)
+            eng.tail->next = r;
+        else
+            eng.head = r;
+        eng.tail = r;
+        pthread_cond_signal(&eng.work);
+        pthread_mutex_unlock(&eng.lock);
+    }
+    *request = r;
+    return 0;
+}
+
+/* Sleeps until done(arg) holds; the engine wakes us after each request. */
+static void wait_until(int (*done)(const void *), const void *arg)
+{
+    if (done(arg))
+        return;
+    pthread_mutex_lock(&eng.lock);
+    eng.waiters++;
+    while (!done(arg))
+        pthread_cond_wait(&eng.finished, &eng.lock);
+    eng.waiters--;
+    pthread_mutex_unlock(&eng.lock);
+}
+
+static int team_drained(const void *arg)
+{
+    const struct weft_team *t = arg;
+    return __atomic_load_n(&t->nb_done, __ATOMIC_ACQUIRE) == t->nb_issued;
+}
+
+void weft_coll_nb_wait_team(struct weft_team *team) { wait_until(team_drained, team); }
+
+static int req_done(const void *arg)
+{
+    const struct weft_req *r = arg;
+    return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
+}
+
+int shmem_req_test(shmem_req_h *request)
+{
+    weft_check_init("shmem_req_test");
+    if (!request || *request == SHMEM_REQ_INVALID)
+        return -1;
+    if (!req_done(*request))
+        return 1;
+    free(*request);
+    *request = SHMEM_REQ_INVALID;
+    return 0;
+}
+
+int shmem_req_wait(shmem_req_h *request)
+{
+    weft_check_init("shmem_req_wait");
+    if (!request || *request == SHMEM_REQ_INVALID)
+        return -1;
+    wait_until(req_done, *request);
+    free(*request);
+    *request = SHMEM_REQ_INVALID;
+    return 0;
+}
+
+void weft_coll_nb_fini(void)
+{
+    if (eng.mode != MODE_THREAD) {
+        eng.mode = 0;
+        return;
+    }
+    pthread_mutex_lock(&eng.lock);
+    eng.stopping = 1;
+    pthread_cond_signal(&eng.work);
+    pthread_mutex_unlock(&eng.lock);
+    pthread_join(eng.thread, NULL);
+    weft_transport_ctx_close_private(&eng.ctx);
+    eng.stopping = 0;
+    eng.mode = 0;
+}
