@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_nb.c owns the engine of the non-blocking team collectives: their
  * requests, the queue the application thread posts them to, and the engine
  * thread that runs them, in the order they were posted, with the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* coll_nb.h owns the description of a posted non-blocking collective: what
  * the team routines (collectives.c) hand the engine (coll_nb.c) once their
  * arguments are checked. */

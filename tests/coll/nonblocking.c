@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nonblocking: the non-blocking team collectives (shmem_*_nb of the
  * committee's draft, shmemx_*_nb) and their completion calls.
  *   - each collective alone, completed by shmem_req_wait or a
