@@ -58,65 +58,6 @@
 
 #ifdef __cplusplus
 extern "C" {
-
-/* Generic forms of the non-blocking extensions, dispatching on dest. */
-#if defined(__cplusplus)
-extern "C++" {
-#define WEFT_NBX_CXX(GEN, N, OP, PARAMS, ARGS)                                             \
-    WEFT_IF_GEN_##GEN(inline int shmemx_##OP PARAMS { return shmemx_##N##_##OP ARGS; })
-#define WEFT_NBX_CXX_COLL(N, T, D, G)                                                      \
-    WEFT_NBX_CXX(G, N, collect_nb,                                                         \
-                 (shmem_team_t team, T *dest, const T *source, size_t nelems,              \
-                  shmem_req_h *request),                                                   \
-                 (team, dest, source, nelems, request))                                    \
-    WEFT_NBX_CXX(G, N, fcollect_nb,                                                        \
-                 (shmem_team_t team, T *dest, const T *source, size_t nelems,              \
-                  shmem_req_h *request),                                                   \
-                 (team, dest, source, nelems, request))                                    \
-    WEFT_NBX_CXX(G, N, alltoalls_nb,                                                       \
-                 (shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,              \
-                  ptrdiff_t sst, size_t nelems, shmem_req_h *request),                     \
-                 (team, dest, source, dst, sst, nelems, request))
-#define WEFT_NBX_CXX_RED(N, T, G, OP)                                                      \
-    WEFT_NBX_CXX(G, N, OP##_reduce_nb,                                                     \
-                 (shmem_team_t team, T *dest, const T *source, size_t nreduce,             \
-                  shmem_req_h *request),                                                   \
-                 (team, dest, source, nreduce, request))
-#define WEFT_NBX_CXX_BITWISE(N, T, D, G)                                                   \
-    WEFT_NBX_CXX_RED(N, T, G, and) WEFT_NBX_CXX_RED(N, T, G, or) WEFT_NBX_CXX_RED(N, T, G, xor)
-#define WEFT_NBX_CXX_MINMAX(N, T, D, G) WEFT_NBX_CXX_RED(N, T, G, max) WEFT_NBX_CXX_RED(N, T, G, min)
-#define WEFT_NBX_CXX_ARITH(N, T, D, G) WEFT_NBX_CXX_RED(N, T, G, sum) WEFT_NBX_CXX_RED(N, T, G, prod)
-WEFT_RMA_TYPES(WEFT_NBX_CXX_COLL)
-WEFT_REDUCE_BITWISE_TYPES(WEFT_NBX_CXX_BITWISE)
-WEFT_REDUCE_MINMAX_TYPES(WEFT_NBX_CXX_MINMAX)
-WEFT_REDUCE_ARITH_TYPES(WEFT_NBX_CXX_ARITH)
-}
-#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define WEFT_GX_collect_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_collect_nb)
-#define WEFT_GX_fcollect_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_fcollect_nb)
-#define WEFT_GX_alltoalls_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_alltoalls_nb)
-#define WEFT_GX_and_reduce_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_and_reduce_nb)
-#define WEFT_GX_or_reduce_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_or_reduce_nb)
-#define WEFT_GX_xor_reduce_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_xor_reduce_nb)
-#define WEFT_GX_max_reduce_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_max_reduce_nb)
-#define WEFT_GX_min_reduce_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_min_reduce_nb)
-#define WEFT_GX_sum_reduce_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_sum_reduce_nb)
-#define WEFT_GX_prod_reduce_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_prod_reduce_nb)
-#define WEFT_GENERIC_TEAMX(TABLE, OP, ...)                                                 \
-    _Generic(WEFT_ARG2(__VA_ARGS__),                                                     \
-        TABLE(WEFT_GX_##OP) default: weft_generic_no_matching_type)(__VA_ARGS__)
-#define shmemx_collect_nb(...) WEFT_GENERIC_TEAMX(WEFT_RMA_TYPES, collect_nb, __VA_ARGS__)
-#define shmemx_fcollect_nb(...) WEFT_GENERIC_TEAMX(WEFT_RMA_TYPES, fcollect_nb, __VA_ARGS__)
-#define shmemx_alltoalls_nb(...) WEFT_GENERIC_TEAMX(WEFT_RMA_TYPES, alltoalls_nb, __VA_ARGS__)
-#define shmemx_and_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_BITWISE_TYPES, and_reduce_nb, __VA_ARGS__)
-#define shmemx_or_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_BITWISE_TYPES, or_reduce_nb, __VA_ARGS__)
-#define shmemx_xor_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_BITWISE_TYPES, xor_reduce_nb, __VA_ARGS__)
-#define shmemx_max_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_MINMAX_TYPES, max_reduce_nb, __VA_ARGS__)
-#define shmemx_min_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_MINMAX_TYPES, min_reduce_nb, __VA_ARGS__)
-#define shmemx_sum_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_ARITH_TYPES, sum_reduce_nb, __VA_ARGS__)
-#define shmemx_prod_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_ARITH_TYPES, prod_reduce_nb, __VA_ARGS__)
-#endif
-
 #endif
 
 /* The library is built with hidden visibility; what is declared here is
@@ -225,67 +166,7 @@ WEFT_REDUCE_ARITH_TYPES(WEFT_NB_DECL_ARITH)
 
 #ifdef __cplusplus
 }
-
-/* Generic forms of the non-blocking extensions, dispatching on dest. */
-#if defined(__cplusplus)
-extern "C++" {
-#define WEFT_NBX_CXX(GEN, N, OP, PARAMS, ARGS)                                             \
-    WEFT_IF_GEN_##GEN(inline int shmemx_##OP PARAMS { return shmemx_##N##_##OP ARGS; })
-#define WEFT_NBX_CXX_COLL(N, T, D, G)                                                      \
-    WEFT_NBX_CXX(G, N, collect_nb,                                                         \
-                 (shmem_team_t team, T *dest, const T *source, size_t nelems,              \
-                  shmem_req_h *request),                                                   \
-                 (team, dest, source, nelems, request))                                    \
-    WEFT_NBX_CXX(G, N, fcollect_nb,                                                        \
-                 (shmem_team_t team, T *dest, const T *source, size_t nelems,              \
-                  shmem_req_h *request),                                                   \
-                 (team, dest, source, nelems, request))                                    \
-    WEFT_NBX_CXX(G, N, alltoalls_nb,                                                       \
-                 (shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,              \
-                  ptrdiff_t sst, size_t nelems, shmem_req_h *request),                     \
-                 (team, dest, source, dst, sst, nelems, request))
-#define WEFT_NBX_CXX_RED(N, T, G, OP)                                                      \
-    WEFT_NBX_CXX(G, N, OP##_reduce_nb,                                                     \
-                 (shmem_team_t team, T *dest, const T *source, size_t nreduce,             \
-                  shmem_req_h *request),                                                   \
-                 (team, dest, source, nreduce, request))
-#define WEFT_NBX_CXX_BITWISE(N, T, D, G)                                                   \
-    WEFT_NBX_CXX_RED(N, T, G, and) WEFT_NBX_CXX_RED(N, T, G, or) WEFT_NBX_CXX_RED(N, T, G, xor)
-#define WEFT_NBX_CXX_MINMAX(N, T, D, G) WEFT_NBX_CXX_RED(N, T, G, max) WEFT_NBX_CXX_RED(N, T, G, min)
-#define WEFT_NBX_CXX_ARITH(N, T, D, G) WEFT_NBX_CXX_RED(N, T, G, sum) WEFT_NBX_CXX_RED(N, T, G, prod)
-WEFT_RMA_TYPES(WEFT_NBX_CXX_COLL)
-WEFT_REDUCE_BITWISE_TYPES(WEFT_NBX_CXX_BITWISE)
-WEFT_REDUCE_MINMAX_TYPES(WEFT_NBX_CXX_MINMAX)
-WEFT_REDUCE_ARITH_TYPES(WEFT_NBX_CXX_ARITH)
-}
-#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define WEFT_GX_collect_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_collect_nb)
-#define WEFT_GX_fcollect_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_fcollect_nb)
-#define WEFT_GX_alltoalls_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_alltoalls_nb)
-#define WEFT_GX_and_reduce_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_and_reduce_nb)
-#define WEFT_GX_or_reduce_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_or_reduce_nb)
-#define WEFT_GX_xor_reduce_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_xor_reduce_nb)
-#define WEFT_GX_max_reduce_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_max_reduce_nb)
-#define WEFT_GX_min_reduce_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_min_reduce_nb)
-#define WEFT_GX_sum_reduce_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_sum_reduce_nb)
-#define WEFT_GX_prod_reduce_nb(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_prod_reduce_nb)
-#define WEFT_GENERIC_TEAMX(TABLE, OP, ...)                                                 \
-    _Generic(WEFT_ARG2(__VA_ARGS__),                                                     \
-        TABLE(WEFT_GX_##OP) default: weft_generic_no_matching_type)(__VA_ARGS__)
-#define shmemx_collect_nb(...) WEFT_GENERIC_TEAMX(WEFT_RMA_TYPES, collect_nb, __VA_ARGS__)
-#define shmemx_fcollect_nb(...) WEFT_GENERIC_TEAMX(WEFT_RMA_TYPES, fcollect_nb, __VA_ARGS__)
-#define shmemx_alltoalls_nb(...) WEFT_GENERIC_TEAMX(WEFT_RMA_TYPES, alltoalls_nb, __VA_ARGS__)
-#define shmemx_and_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_BITWISE_TYPES, and_reduce_nb, __VA_ARGS__)
-#define shmemx_or_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_BITWISE_TYPES, or_reduce_nb, __VA_ARGS__)
-#define shmemx_xor_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_BITWISE_TYPES, xor_reduce_nb, __VA_ARGS__)
-#define shmemx_max_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_MINMAX_TYPES, max_reduce_nb, __VA_ARGS__)
-#define shmemx_min_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_MINMAX_TYPES, min_reduce_nb, __VA_ARGS__)
-#define shmemx_sum_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_ARITH_TYPES, sum_reduce_nb, __VA_ARGS__)
-#define shmemx_prod_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_ARITH_TYPES, prod_reduce_nb, __VA_ARGS__)
 #endif
-
-#endif
-
 
 /* Generic forms of the non-blocking extensions, dispatching on dest. */
 #if defined(__cplusplus)

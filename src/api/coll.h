@@ -23,6 +23,7 @@ typedef void (*weft_red_fn)(void *out, const void *a, const void *b, size_t n);
 
 struct weft_coll {
     struct weft_ctx *ctx;   /* what its puts and signals go through */
+    int engine;             /* run by the non-blocking engine: waits nap */
     const char *call;
     struct weft_team *team; /* members (an on-stack team for active sets) */
     int n, me;
@@ -52,6 +53,10 @@ static inline void weft_coll_nb_drain(struct weft_team *team)
     if (WEFT_UNLIKELY(__atomic_load_n(&team->nb_done, __ATOMIC_ACQUIRE) != team->nb_issued))
         weft_coll_nb_wait_team(team);
 }
+/* The engine thread's pause between two polls of a wait: a short spin,
+ * then naps growing from microseconds, so that waiting leaves the cores to
+ * the application's computation. */
+void weft_coll_engine_pause(struct weft_ctx *ctx, unsigned *spins);
 /* Shuts the engine down (finalize): every queued collective runs first. */
 void weft_coll_nb_fini(void);
 

@@ -70,6 +70,7 @@ void weft_coll_team_session(struct weft_coll *c, const char *call, struct weft_t
                             struct weft_ctx *ctx)
 {
     c->ctx = ctx;
+    c->engine = 0;
     c->call = call;
     c->team = team;
     c->n = team->size;
@@ -116,6 +117,7 @@ void weft_coll_aset_begin(struct weft_coll *c, struct weft_team *as, const char 
     uint64_t off;
     weft_sym_resolve_or_die(call, "pSync", pSync, WEFT_PSYNC_LONGS * sizeof(long), &seg, &off);
     c->ctx = &weft_ctx_default;
+    c->engine = 0;
     c->call = call;
     c->team = as;
     c->n = PE_size;
@@ -179,8 +181,12 @@ static void coll_wait(struct weft_coll *c, int idx, uint64_t count)
         return;
     record_coll_wait(c, m, want);
     unsigned spins = 0;
-    while (__atomic_load_n(&c->flags[m], __ATOMIC_ACQUIRE) < want)
-        weft_poll_yield(&spins);
+    while (__atomic_load_n(&c->flags[m], __ATOMIC_ACQUIRE) < want) {
+        if (c->engine)
+            weft_coll_engine_pause(c->ctx, &spins);
+        else
+            weft_poll_yield(&spins);
+    }
     weft_wait.kind = WEFT_WAIT_NONE;
 }
 

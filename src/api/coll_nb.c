@@ -23,8 +23,18 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
 
 #include "api/coll_nb.h"
+#include "core/cpu_relax.h"
+#include "runtime/lifecycle.h"
+
+/* The engine's waits: polls spun before the first nap, and the longest
+ * nap. A nap's length doubles from 1 us; the engine's timer slack is
+ * 1 us, so short naps are short. */
+#define ENGINE_SPINS 64
+#define ENGINE_NAP_MAX_NS 100000L
 
 struct weft_req {
     struct weft_req *next;  /* in the queue */
@@ -55,6 +65,7 @@ static void run(const struct weft_nb_op *op, struct weft_ctx *ctx)
 {
     struct weft_coll c;
     weft_coll_team_session(&c, op->call, op->team, ctx);
+    c.engine = ctx != &weft_ctx_default;
     switch (op->kind) {
     case WEFT_NB_SYNC:
         weft_coll_barrier(&c);
@@ -93,9 +104,36 @@ static void complete(struct weft_req *r)
     pthread_mutex_unlock(&eng.lock);
 }
 
+void weft_coll_engine_pause(struct weft_ctx *ctx, unsigned *spins)
+{
+    if (!weft_transport_all_direct()) {
+        /* Through libfabric the usual wait, which also answers peers'
+         * requests; it naps on the provider's wait object only where that
+         * covers the engine's endpoint. */
+        weft_transport_poll_yield_ctx(ctx, spins);
+        return;
+    }
+    unsigned s = ++*spins;
+    if (s <= ENGINE_SPINS) {
+        weft_cpu_relax();
+        return;
+    }
+    unsigned k = s - ENGINE_SPINS;
+    long ns = k >= 17 ? ENGINE_NAP_MAX_NS : 1000L << (k - 1);
+    if (ns > ENGINE_NAP_MAX_NS)
+        ns = ENGINE_NAP_MAX_NS;
+    struct timespec ts = {0, ns};
+    nanosleep(&ts, NULL);
+    /* Progress after the nap, right before the caller looks again. */
+    weft_transport_progress_ctx(ctx);
+    if ((k & 15) == 0)
+        weft_wait_slow(s); /* finalized peers, the hang report */
+}
+
 static void *engine_main(void *arg)
 {
     (void)arg;
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     pthread_mutex_lock(&eng.lock);
     for (;;) {
         while (!eng.head && !eng.stopping)
@@ -208,7 +246,14 @@ int shmem_req_wait(shmem_req_h *request)
     weft_check_init("shmem_req_wait");
     if (!request || *request == SHMEM_REQ_INVALID)
         return -1;
-    wait_until(req_done, *request);
+    if (!req_done(*request)) {
+        /* Polling, not sleeping on the engine's signal: a thread woken on
+         * a busy host waits for a core, and that wait would come after
+         * every collective. */
+        unsigned spins = 0;
+        while (!req_done(*request))
+            weft_poll_yield(&spins);
+    }
     free(*request);
     *request = SHMEM_REQ_INVALID;
     return 0;

@@ -282,6 +282,24 @@ static inline void weft_transport_progress(void)
     if (!weft_onnode.all_direct)
         weft_ofi_progress();
 }
+/* weft_poll_yield for a thread driving context c (through libfabric): its
+ * endpoint progresses too, and the pause never sleeps on a descriptor that
+ * endpoint does not wake. */
+static inline void weft_transport_poll_yield_ctx(struct weft_ctx *c, unsigned *spins)
+{
+    weft_ofi_poll_yield_tx(c->ofi, spins);
+}
+/* Every peer is reached directly: nothing arrives through libfabric. */
+static inline int weft_transport_all_direct(void) { return weft_onnode.all_direct; }
+/* The same plus the endpoint of context c where it has its own: a thread
+ * driving a context waits for peers' signals and its own puts still move. */
+static inline void weft_transport_progress_ctx(struct weft_ctx *c)
+{
+    if (!weft_onnode.all_direct) {
+        weft_ofi_tx_progress(c->ofi);
+        weft_ofi_progress();
+    }
+}
 /* A wait or test was satisfied: a put the progress thread is applying is
  * whole before the caller may overwrite what it saw (ofi.h). */
 static inline void weft_transport_settle_applied(void)

@@ -58,6 +58,13 @@ void weft_ofi_abandon(void);
 int weft_ofi_unused(void);
 /* 1 if SHMEM_THREAD_MULTIPLE can be provided (FI_THREAD_SAFE domain). */
 int weft_ofi_thread_multiple(void);
+/* Progress of a context's own endpoint (the default's is weft_ofi_progress):
+ * its operations move while its thread waits for something else. */
+void weft_ofi_tx_progress(struct weft_ofi_tx *tx);
+/* The pause of a wait (weft_poll_yield) of a thread whose operations go
+ * through tx: never asleep on a descriptor that tx's endpoint does not
+ * wake. */
+void weft_ofi_poll_yield_tx(struct weft_ofi_tx *tx, unsigned *spins);
 /* The domain is FI_THREAD_SAFE (or libfabric is not used at all). */
 int weft_ofi_thread_safe(void);
 

@@ -55,6 +55,18 @@ void weft_ofi_retry_wait(struct weft_ofi_tx *tx, struct weft_ofi_retry *r, const
     }
 }
 
+void weft_ofi_tx_progress(struct weft_ofi_tx *tx)
+{
+    if (tx && tx != &weft_ofi_tx0 && tx->cq != weft_ofi.fab.cq)
+        (void)fi_cntr_read(tx->wcntr); /* util counters progress their endpoints */
+}
+
+void weft_ofi_poll_yield_tx(struct weft_ofi_tx *tx, unsigned *spins)
+{
+    weft_ofi_tx_progress(tx);
+    poll_yield_for(tx, spins);
+}
+
 /* A context's endpoint reports its failed operations on its own CQ; the
  * default's land in the shared CQ, which progress drains. */
 int weft_ofi_read_cq_error(struct fid_cq *cq, struct fi_cq_err_entry *err)
