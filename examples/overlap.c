@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* overlap: a bucket-sort pipeline that hides its collective behind its
  * computation with the non-blocking collectives.
  *
