@@ -20,6 +20,19 @@
  *       Domains are numbered in order of their lowest world PE, so the
  *       domain of PE 0 is 0.
  *
+ * Federations: the set of all teams one split makes (docs/federations.md).
+ *   shmemx_federation_create(parent, type, &fed)
+ *       local: the teams split_type(parent, type) would make, without
+ *       making them (the system's nodes, NUMA domains, sockets, L3 caches).
+ *   shmemx_team_get_federation(team, &fed)
+ *       local: the federation a team of split_type/split_color belongs to.
+ *   shmemx_federation_destroy(fed)                      local
+ *   _n_teams, _n_pes, _my_team, _team_of(pe), _team_pe(pe),
+ *   _team_n_pes(team), _pe(team, team_pe), _translate_pe(pe, dest_team)
+ *       local queries about any PE; PEs are numbered as in the parent team,
+ *       teams 0 .. n_teams-1; translate_pe gives the member of dest_team at
+ *       pe's index in its own team (its counterpart), or -1.
+ *
  * The split routines return 0 on success (also for a PE that gets
  * SHMEM_TEAM_INVALID by its own choice), nonzero on every PE of the parent
  * when the team could not be made (parent invalid, team limit reached).
@@ -65,6 +78,22 @@ int shmemx_team_split_color(shmem_team_t parent_team, int color, int key,
                             shmem_team_t *new_team);
 int shmemx_topology_count(int type);
 int shmemx_topology_id(int type, int pe);
+
+/* ---- federations: every team of one split, queried for any PE ---- */
+typedef struct weft_federation *shmemx_federation_t;
+#define SHMEMX_FEDERATION_INVALID ((shmemx_federation_t)0)
+
+int shmemx_federation_create(shmem_team_t parent_team, int type, shmemx_federation_t *fed);
+int shmemx_team_get_federation(shmem_team_t team, shmemx_federation_t *fed);
+void shmemx_federation_destroy(shmemx_federation_t fed);
+int shmemx_federation_n_teams(shmemx_federation_t fed);
+int shmemx_federation_n_pes(shmemx_federation_t fed);
+int shmemx_federation_my_team(shmemx_federation_t fed);
+int shmemx_federation_team_of(shmemx_federation_t fed, int pe);
+int shmemx_federation_team_pe(shmemx_federation_t fed, int pe);
+int shmemx_federation_team_n_pes(shmemx_federation_t fed, int team);
+int shmemx_federation_pe(shmemx_federation_t fed, int team, int team_pe);
+int shmemx_federation_translate_pe(shmemx_federation_t fed, int pe, int dest_team);
 
 /* ---- counting puts ---- */
 typedef struct weft_ct *shmemx_ct_t;
