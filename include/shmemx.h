@@ -70,6 +70,7 @@ extern "C" {
 #define SHMEMX_TEAM_TYPE_NUMA 2   /* one NUMA node */
 #define SHMEMX_TEAM_TYPE_SOCKET 3 /* one processor package (socket) */
 #define SHMEMX_TEAM_TYPE_L3 4     /* one L3 cache */
+#define SHMEMX_TEAM_TYPE_SWITCH 5 /* the nodes under one leaf switch */
 
 int shmemx_team_split_type(shmem_team_t parent_team, int type, const shmem_team_config_t *config,
                            long config_mask, shmem_team_t *new_team);

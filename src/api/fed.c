@@ -33,11 +33,13 @@ static enum weft_topo_type topo_type(const char *call, int type)
         return WEFT_TOPO_SOCKET;
     case SHMEMX_TEAM_TYPE_L3:
         return WEFT_TOPO_L3;
+    case SHMEMX_TEAM_TYPE_SWITCH:
+        return WEFT_TOPO_SWITCH;
     }
     weft_fatal(call, "argument type=%d is not a topology type (SHMEMX_TEAM_TYPE_NODE=%d, "
-               "SHMEMX_TEAM_TYPE_NUMA=%d, SHMEMX_TEAM_TYPE_SOCKET=%d, SHMEMX_TEAM_TYPE_L3=%d)",
-               type, SHMEMX_TEAM_TYPE_NODE, SHMEMX_TEAM_TYPE_NUMA, SHMEMX_TEAM_TYPE_SOCKET,
-               SHMEMX_TEAM_TYPE_L3);
+               "SHMEMX_TEAM_TYPE_NUMA=%d, SHMEMX_TEAM_TYPE_SOCKET=%d, SHMEMX_TEAM_TYPE_L3=%d, "
+               "SHMEMX_TEAM_TYPE_SWITCH=%d)", type, SHMEMX_TEAM_TYPE_NODE, SHMEMX_TEAM_TYPE_NUMA,
+               SHMEMX_TEAM_TYPE_SOCKET, SHMEMX_TEAM_TYPE_L3, SHMEMX_TEAM_TYPE_SWITCH);
 }
 
 static void check_ready(const char *call)

@@ -140,9 +140,11 @@ static int api_type(const char *call, int type)
         return WEFT_TOPO_SOCKET;
     case SHMEMX_TEAM_TYPE_L3:
         return WEFT_TOPO_L3;
+    case SHMEMX_TEAM_TYPE_SWITCH:
+        return WEFT_TOPO_SWITCH;
     }
     weft_fatal(call, "argument type=%d is not a topology type (SHMEMX_TEAM_TYPE_NODE, _NUMA, "
-               "_SOCKET or _L3)", type);
+               "_SOCKET, _L3 or _SWITCH)", type);
 }
 
 static struct weft_federation *check_fed(const char *call, shmemx_federation_t fed)
