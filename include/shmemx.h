@@ -96,6 +96,23 @@ int shmemx_federation_team_n_pes(shmemx_federation_t fed, int team);
 int shmemx_federation_pe(shmemx_federation_t fed, int team, int team_pe);
 int shmemx_federation_translate_pe(shmemx_federation_t fed, int pe, int dest_team);
 
+/* ---- neighbourhood collectives over a federation's team graph ---- */
+int shmemx_federation_set_neighbors(shmemx_federation_t fed, shmem_team_t parent_team,
+                                    const int *degrees, const int *neighbors);
+int shmemx_federation_n_neighbors(shmemx_federation_t fed, int team);
+int shmemx_federation_neighbor(shmemx_federation_t fed, int team, int i);
+int shmemx_neighbor_fcollectmem(shmemx_federation_t fed, shmem_team_t parent_team, void *dest,
+                                const void *source, size_t nelems);
+int shmemx_neighbor_alltoallmem(shmemx_federation_t fed, shmem_team_t parent_team, void *dest,
+                                const void *source, size_t nelems);
+#define WEFT_NEIGHBOR_DECL(N, T, D, G)                                                    \
+    int shmemx_##N##_neighbor_fcollect(shmemx_federation_t fed, shmem_team_t parent_team, \
+                                       T *dest, const T *source, size_t nelems);          \
+    int shmemx_##N##_neighbor_alltoall(shmemx_federation_t fed, shmem_team_t parent_team, \
+                                       T *dest, const T *source, size_t nelems);
+WEFT_RMA_TYPES(WEFT_NEIGHBOR_DECL)
+#undef WEFT_NEIGHBOR_DECL
+
 /* ---- counting puts ---- */
 typedef struct weft_ct *shmemx_ct_t;
 void shmemx_ct_create(shmemx_ct_t *ct);
@@ -150,6 +167,18 @@ WEFT_PUSH_DECL_FORMS(push, void, len)
 
 #ifdef __cplusplus
 }
+#endif
+
+/* C11 generic forms of the neighbourhood collectives: dispatch on dest, the
+ * third argument (weft/generic.h's helpers, as for the team collectives). */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+#define WEFT_G_neighbor_fcollect(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_neighbor_fcollect)
+#define WEFT_G_neighbor_alltoall(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_neighbor_alltoall)
+#define WEFT_GENERIC_NEIGHBOR(OP, fed, team, dest, ...)                                   \
+    _Generic((dest), WEFT_RMA_TYPES(WEFT_G_##OP) default: weft_generic_no_matching_type)( \
+        fed, team, dest, __VA_ARGS__)
+#define shmemx_neighbor_fcollect(...) WEFT_GENERIC_NEIGHBOR(neighbor_fcollect, __VA_ARGS__)
+#define shmemx_neighbor_alltoall(...) WEFT_GENERIC_NEIGHBOR(neighbor_alltoall, __VA_ARGS__)
 #endif
 
 #endif

@@ -99,6 +99,8 @@ void weft_federation_unref(struct weft_federation *f)
     free(f->pe_of);
     free(f->world);
     free(f->first);
+    free(f->nbr_first);
+    free(f->nbr);
     free(f);
 }
 
@@ -147,7 +149,7 @@ static int api_type(const char *call, int type)
                "_SOCKET, _L3 or _SWITCH)", type);
 }
 
-static struct weft_federation *check_fed(const char *call, shmemx_federation_t fed)
+struct weft_federation *weft_federation_check(const char *call, shmemx_federation_t fed)
 {
     weft_check_init(call);
     if (fed == SHMEMX_FEDERATION_INVALID)
@@ -207,29 +209,29 @@ void shmemx_federation_destroy(shmemx_federation_t fed)
     weft_check_init(call);
     if (fed == SHMEMX_FEDERATION_INVALID)
         return;
-    weft_federation_unref(check_fed(call, fed));
+    weft_federation_unref(weft_federation_check(call, fed));
 }
 
 int shmemx_federation_n_teams(shmemx_federation_t fed)
 {
-    return check_fed("shmemx_federation_n_teams", fed)->nteams;
+    return weft_federation_check("shmemx_federation_n_teams", fed)->nteams;
 }
 
 int shmemx_federation_n_pes(shmemx_federation_t fed)
 {
-    return check_fed("shmemx_federation_n_pes", fed)->n;
+    return weft_federation_check("shmemx_federation_n_pes", fed)->n;
 }
 
 int shmemx_federation_my_team(shmemx_federation_t fed)
 {
-    struct weft_federation *f = check_fed("shmemx_federation_my_team", fed);
+    struct weft_federation *f = weft_federation_check("shmemx_federation_my_team", fed);
     return f->team_of[f->my_pe];
 }
 
 int shmemx_federation_team_of(shmemx_federation_t fed, int pe)
 {
     const char *call = "shmemx_federation_team_of";
-    struct weft_federation *f = check_fed(call, fed);
+    struct weft_federation *f = weft_federation_check(call, fed);
     check_pe(call, f, "pe", pe);
     return f->team_of[pe];
 }
@@ -237,7 +239,7 @@ int shmemx_federation_team_of(shmemx_federation_t fed, int pe)
 int shmemx_federation_team_pe(shmemx_federation_t fed, int pe)
 {
     const char *call = "shmemx_federation_team_pe";
-    struct weft_federation *f = check_fed(call, fed);
+    struct weft_federation *f = weft_federation_check(call, fed);
     check_pe(call, f, "pe", pe);
     return f->team_pe[pe];
 }
@@ -245,7 +247,7 @@ int shmemx_federation_team_pe(shmemx_federation_t fed, int pe)
 int shmemx_federation_team_n_pes(shmemx_federation_t fed, int team)
 {
     const char *call = "shmemx_federation_team_n_pes";
-    struct weft_federation *f = check_fed(call, fed);
+    struct weft_federation *f = weft_federation_check(call, fed);
     check_team(call, f, "team", team);
     return f->first[team + 1] - f->first[team];
 }
@@ -262,7 +264,7 @@ static void check_team_pe(const char *call, const struct weft_federation *f, int
 int shmemx_federation_pe(shmemx_federation_t fed, int team, int team_pe)
 {
     const char *call = "shmemx_federation_pe";
-    struct weft_federation *f = check_fed(call, fed);
+    struct weft_federation *f = weft_federation_check(call, fed);
     check_team(call, f, "team", team);
     check_team_pe(call, f, team, team_pe);
     return f->pe_of[f->first[team] + team_pe];
@@ -271,7 +273,7 @@ int shmemx_federation_pe(shmemx_federation_t fed, int team, int team_pe)
 int shmemx_federation_translate_pe(shmemx_federation_t fed, int pe, int dest_team)
 {
     const char *call = "shmemx_federation_translate_pe";
-    struct weft_federation *f = check_fed(call, fed);
+    struct weft_federation *f = weft_federation_check(call, fed);
     check_pe(call, f, "pe", pe);
     check_team(call, f, "dest_team", dest_team);
     int i = f->team_pe[pe];

@@ -20,6 +20,9 @@ struct weft_federation {
     int *first;        /* [nteams + 1]: team t's members are pe_of[first[t] ..] */
     int *pe_of;        /* [n]: parent PEs grouped by team, in team order */
     int *world;        /* [n]: world PE of parent PE i */
+    int *nbr_first;    /* [nteams + 1] into nbr, or NULL: every other team */
+    int *nbr;          /* team t's neighbours: nbr[nbr_first[t] ..], ascending */
+    shmem_team_t checked_parent; /* the last parent found to match */
 };
 
 /* A federation of the n parent PEs (world PEs in world[]), where parent PE
@@ -29,6 +32,8 @@ struct weft_federation {
 struct weft_federation *weft_federation_new(const char *call, int n, int my_pe,
                                             const int *world, const int *team_of,
                                             const long *rank, int nteams);
+/* fed, or the end of the job with a message naming call (NULL, destroyed). */
+struct weft_federation *weft_federation_check(const char *call, shmemx_federation_t fed);
 void weft_federation_ref(struct weft_federation *f);
 void weft_federation_unref(struct weft_federation *f);
 /* The federation of the domains of topology type t over the parent team's PEs
