@@ -20,6 +20,19 @@
  *       Domains are numbered in order of their lowest world PE, so the
  *       domain of PE 0 is 0.
  *
+ * Federations: the set of all teams one split makes (docs/federations.md).
+ *   shmemx_federation_create(parent, type, &fed)
+ *       local: the teams split_type(parent, type) would make, without
+ *       making them (the system's nodes, NUMA domains, sockets, L3 caches).
+ *   shmemx_team_get_federation(team, &fed)
+ *       local: the federation a team of split_type/split_color belongs to.
+ *   shmemx_federation_destroy(fed)                      local
+ *   _n_teams, _n_pes, _my_team, _team_of(pe), _team_pe(pe),
+ *   _team_n_pes(team), _pe(team, team_pe), _translate_pe(pe, dest_team)
+ *       local queries about any PE; PEs are numbered as in the parent team,
+ *       teams 0 .. n_teams-1; translate_pe gives the member of dest_team at
+ *       pe's index in its own team (its counterpart), or -1.
+ *
  * The split routines return 0 on success (also for a PE that gets
  * SHMEM_TEAM_INVALID by its own choice), nonzero on every PE of the parent
  * when the team could not be made (parent invalid, team limit reached).
@@ -68,6 +81,7 @@ extern "C" {
 #define SHMEMX_TEAM_TYPE_NUMA 2   /* one NUMA node */
 #define SHMEMX_TEAM_TYPE_SOCKET 3 /* one processor package (socket) */
 #define SHMEMX_TEAM_TYPE_L3 4     /* one L3 cache */
+#define SHMEMX_TEAM_TYPE_SWITCH 5 /* the nodes under one leaf switch */
 
 int shmemx_team_split_type(shmem_team_t parent_team, int type, const shmem_team_config_t *config,
                            long config_mask, shmem_team_t *new_team);
@@ -76,6 +90,39 @@ int shmemx_team_split_color(shmem_team_t parent_team, int color, int key,
                             shmem_team_t *new_team);
 int shmemx_topology_count(int type);
 int shmemx_topology_id(int type, int pe);
+
+/* ---- federations: every team of one split, queried for any PE ---- */
+typedef struct weft_federation *shmemx_federation_t;
+#define SHMEMX_FEDERATION_INVALID ((shmemx_federation_t)0)
+
+int shmemx_federation_create(shmem_team_t parent_team, int type, shmemx_federation_t *fed);
+int shmemx_team_get_federation(shmem_team_t team, shmemx_federation_t *fed);
+void shmemx_federation_destroy(shmemx_federation_t fed);
+int shmemx_federation_n_teams(shmemx_federation_t fed);
+int shmemx_federation_n_pes(shmemx_federation_t fed);
+int shmemx_federation_my_team(shmemx_federation_t fed);
+int shmemx_federation_team_of(shmemx_federation_t fed, int pe);
+int shmemx_federation_team_pe(shmemx_federation_t fed, int pe);
+int shmemx_federation_team_n_pes(shmemx_federation_t fed, int team);
+int shmemx_federation_pe(shmemx_federation_t fed, int team, int team_pe);
+int shmemx_federation_translate_pe(shmemx_federation_t fed, int pe, int dest_team);
+
+/* ---- neighbourhood collectives over a federation's team graph ---- */
+int shmemx_federation_set_neighbors(shmemx_federation_t fed, shmem_team_t parent_team,
+                                    const int *degrees, const int *neighbors);
+int shmemx_federation_n_neighbors(shmemx_federation_t fed, int team);
+int shmemx_federation_neighbor(shmemx_federation_t fed, int team, int i);
+int shmemx_neighbor_fcollectmem(shmemx_federation_t fed, shmem_team_t parent_team, void *dest,
+                                const void *source, size_t nelems);
+int shmemx_neighbor_alltoallmem(shmemx_federation_t fed, shmem_team_t parent_team, void *dest,
+                                const void *source, size_t nelems);
+#define WEFT_NEIGHBOR_DECL(N, T, D, G)                                                    \
+    int shmemx_##N##_neighbor_fcollect(shmemx_federation_t fed, shmem_team_t parent_team, \
+                                       T *dest, const T *source, size_t nelems);          \
+    int shmemx_##N##_neighbor_alltoall(shmemx_federation_t fed, shmem_team_t parent_team, \
+                                       T *dest, const T *source, size_t nelems);
+WEFT_RMA_TYPES(WEFT_NEIGHBOR_DECL)
+#undef WEFT_NEIGHBOR_DECL
 
 /* ---- counting puts ---- */
 typedef struct weft_ct *shmemx_ct_t;
@@ -224,6 +271,18 @@ WEFT_REDUCE_ARITH_TYPES(WEFT_NBX_CXX_ARITH)
 #define shmemx_min_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_MINMAX_TYPES, min_reduce_nb, __VA_ARGS__)
 #define shmemx_sum_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_ARITH_TYPES, sum_reduce_nb, __VA_ARGS__)
 #define shmemx_prod_reduce_nb(...) WEFT_GENERIC_TEAMX(WEFT_REDUCE_ARITH_TYPES, prod_reduce_nb, __VA_ARGS__)
+#endif
+
+/* C11 generic forms of the neighbourhood collectives: dispatch on dest, the
+ * third argument (weft/generic.h's helpers, as for the team collectives). */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+#define WEFT_G_neighbor_fcollect(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_neighbor_fcollect)
+#define WEFT_G_neighbor_alltoall(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_neighbor_alltoall)
+#define WEFT_GENERIC_NEIGHBOR(OP, fed, team, dest, ...)                                   \
+    _Generic((dest), WEFT_RMA_TYPES(WEFT_G_##OP) default: weft_generic_no_matching_type)( \
+        fed, team, dest, __VA_ARGS__)
+#define shmemx_neighbor_fcollect(...) WEFT_GENERIC_NEIGHBOR(neighbor_fcollect, __VA_ARGS__)
+#define shmemx_neighbor_alltoall(...) WEFT_GENERIC_NEIGHBOR(neighbor_alltoall, __VA_ARGS__)
 #endif
 
 #endif

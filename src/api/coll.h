@@ -68,6 +68,29 @@ void weft_coll_aset_begin(struct weft_coll *c, struct weft_team *as, const char 
 /* Restores pSync (no-op in team mode). */
 void weft_coll_end(struct weft_coll *c);
 
+/* Add v to counter idx of team member pe (fence first when data precedes
+ * it); wait until counter idx has had count more signals. */
+void weft_coll_signal(struct weft_coll *c, int idx, int pe, int fence, int64_t v);
+void weft_coll_wait(struct weft_coll *c, int idx, uint64_t count);
+
+/* Hierarchical algorithms (coll_hier.c), for team sessions over several
+ * nodes: weft_coll_hier_of says whether to use them (NULL: flat). */
+struct weft_hier *weft_coll_hier_make(struct weft_coll *c);
+static inline struct weft_hier *weft_coll_hier_of(struct weft_coll *c)
+{
+    if (c->psync || (c->team->hier_checked && !c->team->hier))
+        return NULL;
+    return c->team->hier ? c->team->hier : weft_coll_hier_make(c);
+}
+void weft_coll_hier_free(struct weft_team *t);
+void weft_coll_hier_barrier(struct weft_coll *c, struct weft_hier *h);
+void weft_coll_hier_bcast(struct weft_coll *c, struct weft_hier *h, void *dest,
+                          const void *source, size_t len, int root);
+void weft_coll_hier_fcollect(struct weft_coll *c, struct weft_hier *h, void *dest,
+                             const void *source, size_t len);
+void weft_coll_hier_allreduce(struct weft_coll *c, struct weft_hier *h, void *dest,
+                              const void *source, size_t count, size_t esz, weft_red_fn op);
+
 /* Algorithms. Lengths are in bytes unless named count. */
 void weft_coll_barrier(struct weft_coll *c);
 /* flags: WEFT_BCAST_ROOT_COPIES, the root copies source to its own dest;

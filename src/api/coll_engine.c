@@ -155,7 +155,7 @@ static inline int cidx(const struct weft_coll *c, int idx)
 static inline int wpe(const struct weft_coll *c, int i) { return weft_team_world_pe(c->team, i); }
 
 /* Add v to counter idx of team member pe; fence first when data precedes. */
-static void coll_signal(struct weft_coll *c, int idx, int pe, int fence, int64_t v)
+void weft_coll_signal(struct weft_coll *c, int idx, int pe, int fence, int64_t v)
 {
     if (fence)
         weft_transport_fence(c->ctx);
@@ -173,7 +173,7 @@ static void record_coll_wait(const struct weft_coll *c, int m, uint64_t want)
     weft_wait.kind = WEFT_WAIT_COLL;
 }
 
-static void coll_wait(struct weft_coll *c, int idx, uint64_t count)
+void weft_coll_wait(struct weft_coll *c, int idx, uint64_t count)
 {
     int m = cidx(c, idx);
     uint64_t want = (c->expect[m] += count);
@@ -252,10 +252,15 @@ void weft_coll_barrier(struct weft_coll *c)
     int n = c->n, me = c->me;
     if (n <= 1)
         return;
+    struct weft_hier *h = weft_coll_hier_of(c);
+    if (h) {
+        weft_coll_hier_barrier(c, h);
+        return;
+    }
     int rounds = weft_sched_rounds(n);
     for (int r = 0; r < rounds; r++) {
-        coll_signal(c, WEFT_TF_BARRIER + r, weft_sched_barrier_to(me, n, r), 0, 1);
-        coll_wait(c, WEFT_TF_BARRIER + r, 1);
+        weft_coll_signal(c, WEFT_TF_BARRIER + r, weft_sched_barrier_to(me, n, r), 0, 1);
+        weft_coll_wait(c, WEFT_TF_BARRIER + r, 1);
     }
 }
 
@@ -270,6 +275,12 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
         memmove(dest, source, len);
     if (n == 1)
         return;
+    struct weft_hier *h;
+    if ((flags & WEFT_BCAST_ROOT_COPIES) && (flags & WEFT_BCAST_WAIT_READY) &&
+        (h = weft_coll_hier_of(c))) {
+        weft_coll_hier_bcast(c, h, dest, source, len, root);
+        return;
+    }
     int seg;
     uint64_t off;
     resolve(c, "dest", dest, len, &seg, &off);
@@ -289,9 +300,9 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
      * call broadcasts back to back. docs/collectives.md has the cost. */
     if (flags & WEFT_BCAST_WAIT_READY) {
         if (vr)
-            coll_signal(c, WEFT_TF_READY, (int)((weft_sched_tree_parent(vr) + root) % n), 0, 1);
+            weft_coll_signal(c, WEFT_TF_READY, (int)((weft_sched_tree_parent(vr) + root) % n), 0, 1);
         if (children)
-            coll_wait(c, WEFT_TF_READY, (uint64_t)children);
+            weft_coll_wait(c, WEFT_TF_READY, (uint64_t)children);
     }
     /* Pipelining only pays where the tree has interior hops: with depth d
      * and k chunks a broadcast takes about k + d - 1 chunk times, and each
@@ -304,7 +315,7 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
     for (size_t o = 0; o < len; o += chunk) {
         size_t l = len - o < chunk ? len - o : chunk;
         if (vr)
-            coll_wait(c, WEFT_TF_BCAST + log2_exact(vr & -vr), 1);
+            weft_coll_wait(c, WEFT_TF_BCAST + log2_exact(vr & -vr), 1);
         int any = 0;
         for (long m = top; m >= 1; m >>= 1) {
             if (!weft_sched_tree_is_child(vr, m, limit, n))
@@ -321,7 +332,7 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
         for (long m = top; m >= 1; m >>= 1) {
             if (!weft_sched_tree_is_child(vr, m, limit, n))
                 continue;
-            coll_signal(c, WEFT_TF_BCAST + log2_exact(m), (int)((vr + m + root) % n), 0, 1);
+            weft_coll_signal(c, WEFT_TF_BCAST + log2_exact(m), (int)((vr + m + root) % n), 0, 1);
         }
     }
     /* No quiet needed before returning: a put that may still read source
@@ -343,6 +354,11 @@ void weft_coll_fcollect(struct weft_coll *c, void *dest, const void *source, siz
     if (len == 0)
         return;
     char *d = dest;
+    struct weft_hier *h;
+    if (n > 1 && (h = weft_coll_hier_of(c))) {
+        weft_coll_hier_fcollect(c, h, dest, source, len);
+        return;
+    }
     if (n > 1) {
         int seg;
         uint64_t off;
@@ -447,10 +463,10 @@ static void scan_pass(struct weft_coll *c, char *acc, char *ex, size_t m, size_t
         int to = weft_sched_scan_to(me, n, k);
         if (to >= 0) {
             put_to(c, WEFT_SEG_HEAP, soff + weft_team_scan_buf(k), acc, bytes, to);
-            coll_signal(c, WEFT_TF_SCAN + k, to, 1, 1);
+            weft_coll_signal(c, WEFT_TF_SCAN + k, to, 1, 1);
         }
         if (weft_sched_scan_from(me, k) >= 0) {
-            coll_wait(c, WEFT_TF_SCAN + k, 1);
+            weft_coll_wait(c, WEFT_TF_SCAN + k, 1);
             const char *in = slot + weft_team_scan_buf(k);
             op(acc, in, acc, m);
             if (ex)
@@ -469,7 +485,7 @@ size_t weft_coll_exscan_size(struct weft_coll *c, size_t v)
         for (int k = 0; k < rounds; k++) {
             int to = weft_sched_scan_to(me, n, k);
             if (to >= 0)
-                coll_signal(c, WEFT_TF_SCAN + k, to, 0, (int64_t)acc + 1);
+                weft_coll_signal(c, WEFT_TF_SCAN + k, to, 0, (int64_t)acc + 1);
             if (weft_sched_scan_from(me, k) >= 0) {
                 size_t in = (size_t)coll_wait_value(c, WEFT_TF_SCAN + k);
                 acc += in;
@@ -534,19 +550,19 @@ static void allreduce_rd(struct weft_coll *c, void *dest, const void *source, si
         if (me >= p2) {
             /* Fold in to me - p2, which sends the result back into dest. */
             put_to(c, WEFT_SEG_HEAP, soff + weft_team_red_buf(pre, par), acc, bytes, me - p2);
-            coll_signal(c, WEFT_TF_RED_PRE, me - p2, 1, 1);
-            coll_wait(c, WEFT_TF_RED_POST, 1);
+            weft_coll_signal(c, WEFT_TF_RED_PRE, me - p2, 1, 1);
+            weft_coll_wait(c, WEFT_TF_RED_POST, 1);
             continue;
         }
         if (me < rem) {
-            coll_wait(c, WEFT_TF_RED_PRE, 1);
+            weft_coll_wait(c, WEFT_TF_RED_PRE, 1);
             op(acc, acc, slot + weft_team_red_buf(pre, par), m);
         }
         for (int k = 0; k < R; k++) {
             int q = weft_sched_rd_partner(me, k);
             put_to(c, WEFT_SEG_HEAP, soff + weft_team_red_buf(k, par), acc, bytes, q);
-            coll_signal(c, WEFT_TF_RED_ROUND + k, q, 1, 1);
-            coll_wait(c, WEFT_TF_RED_ROUND + k, 1);
+            weft_coll_signal(c, WEFT_TF_RED_ROUND + k, q, 1, 1);
+            weft_coll_wait(c, WEFT_TF_RED_ROUND + k, 1);
             const char *in = slot + weft_team_red_buf(k, par);
             if (me < q)
                 op(acc, acc, in, m);
@@ -556,7 +572,7 @@ static void allreduce_rd(struct weft_coll *c, void *dest, const void *source, si
         memcpy((char *)dest + o * esz, acc, bytes);
         if (me < rem) {
             put_to(c, dseg, doff + o * esz, acc, bytes, me + p2);
-            coll_signal(c, WEFT_TF_RED_POST, me + p2, 1, 1);
+            weft_coll_signal(c, WEFT_TF_RED_POST, me + p2, 1, 1);
         }
     }
 }
@@ -575,7 +591,7 @@ static void allreduce_tree(struct weft_coll *c, void *dest, const void *source, 
      * a parent reads its children's dest once they signal UP. */
     long limit = weft_sched_tree_limit(me, n);
     int nchildren = weft_sched_tree_children(me, n);
-    coll_wait(c, WEFT_TF_UP, (uint64_t)nchildren);
+    weft_coll_wait(c, WEFT_TF_UP, (uint64_t)nchildren);
     size_t cap = WEFT_TREE_CHUNK / esz;
     if (cap == 0)
         cap = 1;
@@ -590,7 +606,7 @@ static void allreduce_tree(struct weft_coll *c, void *dest, const void *source, 
     }
     if (me) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        coll_signal(c, WEFT_TF_UP, (int)weft_sched_tree_parent(me), 0, 1);
+        weft_coll_signal(c, WEFT_TF_UP, (int)weft_sched_tree_parent(me), 0, 1);
     }
     /* Down: the root's result overwrites every dest (already read). */
     weft_coll_bcast(c, dest, dest, bytes, 0, 0);
@@ -606,8 +622,11 @@ void weft_coll_allreduce(struct weft_coll *c, void *dest, const void *source, si
             memmove(dest, source, count * esz);
         return;
     }
+    struct weft_hier *h;
     if (c->psync)
         allreduce_tree(c, dest, source, count, esz, op);
+    else if ((h = weft_coll_hier_of(c)))
+        weft_coll_hier_allreduce(c, h, dest, source, count, esz, op);
     else
         allreduce_rd(c, dest, source, count, esz, op);
 }

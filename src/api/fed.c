@@ -20,6 +20,7 @@
 
 #include "runtime/topology.h"
 #include "api/coll_ops.h"
+#include "api/federation.h"
 
 static enum weft_topo_type topo_type(const char *call, int type)
 {
@@ -32,11 +33,13 @@ static enum weft_topo_type topo_type(const char *call, int type)
         return WEFT_TOPO_SOCKET;
     case SHMEMX_TEAM_TYPE_L3:
         return WEFT_TOPO_L3;
+    case SHMEMX_TEAM_TYPE_SWITCH:
+        return WEFT_TOPO_SWITCH;
     }
     weft_fatal(call, "argument type=%d is not a topology type (SHMEMX_TEAM_TYPE_NODE=%d, "
-               "SHMEMX_TEAM_TYPE_NUMA=%d, SHMEMX_TEAM_TYPE_SOCKET=%d, SHMEMX_TEAM_TYPE_L3=%d)",
-               type, SHMEMX_TEAM_TYPE_NODE, SHMEMX_TEAM_TYPE_NUMA, SHMEMX_TEAM_TYPE_SOCKET,
-               SHMEMX_TEAM_TYPE_L3);
+               "SHMEMX_TEAM_TYPE_NUMA=%d, SHMEMX_TEAM_TYPE_SOCKET=%d, SHMEMX_TEAM_TYPE_L3=%d, "
+               "SHMEMX_TEAM_TYPE_SWITCH=%d)", type, SHMEMX_TEAM_TYPE_NODE, SHMEMX_TEAM_TYPE_NUMA,
+               SHMEMX_TEAM_TYPE_SOCKET, SHMEMX_TEAM_TYPE_L3, SHMEMX_TEAM_TYPE_SWITCH);
 }
 
 static void check_ready(const char *call)
@@ -94,12 +97,17 @@ static int pick_slot(const char *call, shmem_team_t parent, uint64_t used)
     return -1;
 }
 
+/* The team of members (world PEs), knowing the federation it is part of. */
 static void make_team(const int *members, int nm, int slot, const shmem_team_config_t *config,
-                      long mask, shmem_team_t *new_team)
+                      long mask, struct weft_federation *fed, shmem_team_t *new_team)
 {
     int nctx = config && (mask & SHMEM_TEAM_NUM_CONTEXTS) ? config->num_contexts : 0;
     struct weft_team *t = weft_team_new(0, 0, nm, members, nm > 1 ? slot : WEFT_TEAM_NO_SLOT,
                                         mask, nctx);
+    if (t) {
+        weft_federation_ref(fed);
+        t->fed = fed;
+    }
     *new_team = t ? t : SHMEM_TEAM_INVALID;
 }
 
@@ -148,7 +156,9 @@ int shmemx_team_split_type(shmem_team_t parent_team, int type, const shmem_team_
             return -1;
         }
     }
-    make_team(members, nm, slot, config, config_mask, new_team);
+    struct weft_federation *fed = weft_federation_of_type(call, parent_team, t);
+    make_team(members, nm, slot, config, config_mask, fed, new_team);
+    weft_federation_unref(fed);
     free(members);
     return 0;
 }
@@ -208,11 +218,31 @@ int shmemx_team_split_color(shmem_team_t parent_team, int color, int key,
         return -1;
     }
     if (color >= 0) {
+        /* Teams by ascending color, members by key then parent index. */
+        int *world = alloc_ints(call, (size_t)n), *team_of = alloc_ints(call, (size_t)n);
+        long *rank = malloc((size_t)n * sizeof *rank);
+        if (!rank)
+            weft_fatal(call, "out of memory for a parent team of %d PEs", n);
+        int nteams = 0;
+        for (int i = 0; i < n; i++) {
+            int p = e[i].idx;
+            world[p] = weft_team_world_pe(parent_team, p);
+            rank[p] = i;
+            if (e[i].color >= 0 && (i == 0 || e[i - 1].color != e[i].color))
+                nteams++;
+            team_of[p] = e[i].color >= 0 ? nteams - 1 : -1;
+        }
+        struct weft_federation *fed =
+            weft_federation_new(call, n, me, world, team_of, rank, nteams);
         int *members = alloc_ints(call, (size_t)nm);
         for (int i = 0; i < nm; i++)
-            members[i] = weft_team_world_pe(parent_team, e[first + i].idx);
-        make_team(members, nm, slot, config, config_mask, new_team);
+            members[i] = world[e[first + i].idx];
+        make_team(members, nm, slot, config, config_mask, fed, new_team);
+        weft_federation_unref(fed);
         free(members);
+        free(world);
+        free(team_of);
+        free(rank);
     }
     free(e);
     return 0;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "api/coll_ops.h"
+#include "api/federation.h"
 
 int shmem_team_my_pe(shmem_team_t team)
 {
@@ -170,6 +171,8 @@ void shmem_team_destroy(shmem_team_t team)
         return;
     }
     weft_coll_nb_drain(team);
+    weft_federation_unref(team->fed);
+    weft_coll_hier_free(team);
     weft_team_free(team);
 }
 

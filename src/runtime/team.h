@@ -47,8 +47,13 @@ enum {
     WEFT_TF_SCAN = WEFT_TF_RED_ROUND + WEFT_TEAM_ROUNDS, /* [k]: from me - 2^k         */
     WEFT_TF_UP = WEFT_TF_SCAN + WEFT_TEAM_ROUNDS, /* children's partials (active set)   */
     WEFT_TF_READY,                                /* children entered the broadcast     */
+    WEFT_TF_H_UP,                                 /* node members arrived (at the leader) */
+    WEFT_TF_H_DOWN,                               /* from the node leader: done          */
     WEFT_TF_COUNT
 };
+
+struct weft_federation; /* api/federation.c: the split this team came from */
+struct weft_hier;       /* api/coll_hier.c: node and leader layout, when used */
 
 struct weft_team {
     int start, stride, size; /* world PEs start + i*stride, i < size (members == NULL) */
@@ -65,6 +70,9 @@ struct weft_team {
      * red_chunks belong to the engine while they differ. */
     uint64_t nb_issued;
     uint64_t nb_done;
+    struct weft_federation *fed;    /* set by the federation splits (a reference) */
+    struct weft_hier *hier;         /* made by the first collective that asks */
+    int hier_checked;               /* hier was decided (NULL: flat algorithms) */
 };
 
 WEFT_EXPORT extern struct weft_team weft_team_world; /* SHMEM_TEAM_WORLD */

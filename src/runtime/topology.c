@@ -24,6 +24,7 @@
 static struct {
     int ready;
     const char *source;
+    const char *switch_source; /* "simulated", "slurm" or "node" */
     int count[WEFT_TOPO_NTYPES];
     int *ids[WEFT_TOPO_NTYPES];
 } topo;
@@ -87,11 +88,69 @@ static void set_type(enum weft_topo_type t, int n, const uint64_t *key)
     topo.count[t] = number_domains(n, key, topo.ids[t]);
 }
 
+/* ---- the switch from Slurm's tree topology --------------------------------------
+ * SLURM_TOPOLOGY_ADDR names the task's place in the switch tree, e.g.
+ * "core1.leaf3.node17", and SLURM_TOPOLOGY_ADDR_PATTERN the kind of each
+ * component, "switch.switch.node". The leaf switch is the last "switch"
+ * component; its path from the root (the components up to it) names the
+ * domain, hashed to 64 bits (FNV-1a). 0: no switch information. */
+static uint64_t slurm_switch_key(void)
+{
+    const char *addr = getenv("SLURM_TOPOLOGY_ADDR");
+    const char *pat = getenv("SLURM_TOPOLOGY_ADDR_PATTERN");
+    if (!addr || !*addr)
+        return 0;
+    /* Components are separated by dots in both; without a pattern, every
+     * component but the last (the node) is a switch. */
+    size_t upto = 0; /* bytes of addr up to the end of the leaf switch */
+    const char *a = addr, *p = pat && *pat ? pat : NULL;
+    while (*a) {
+        size_t al = strcspn(a, "."), pl = p ? strcspn(p, ".") : 0;
+        int last = a[al] == '\0';
+        int is_switch = p ? pl == 6 && !strncmp(p, "switch", 6) : !last;
+        if (is_switch)
+            upto = (size_t)(a - addr) + al;
+        a += al + (last ? 0 : 1);
+        if (p)
+            p = p[pl] ? p + pl + 1 : p + pl;
+    }
+    if (!upto)
+        return 0;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < upto; i++)
+        h = (h ^ (unsigned char)addr[i]) * 1099511628211ull;
+    return h ? h : 1;
+}
+
+/* key[pe] for the switch type: every PE's leaf switch when the launcher
+ * says (all PEs of a job see SLURM_TOPOLOGY_ADDR or none do), else its node. */
+static void switch_keys(const int *node_id, uint64_t *key)
+{
+    int n = weft_rt.n_pes;
+    uint64_t mine = slurm_switch_key();
+    if (getenv("SLURM_TOPOLOGY_ADDR")) {
+        if (weft_boot_allgather("weft-topo-switch", &mine, key, sizeof mine) != 0)
+            weft_fatal("shmem_init", "cannot exchange the Slurm switch of each PE through the "
+                       "launcher");
+        int unknown = 0;
+        for (int pe = 0; pe < n; pe++)
+            unknown |= key[pe] == 0;
+        if (!unknown) {
+            topo.switch_source = "slurm";
+            return;
+        }
+    }
+    for (int pe = 0; pe < n; pe++)
+        key[pe] = (uint64_t)node_id[pe];
+    topo.switch_source = "node";
+}
+
 /* ---- WEFT_TOPOLOGY: a simulated machine -------------------------------------- */
 enum { PLACE_BLOCK, PLACE_CYCLIC };
 
 struct sim {
     int nodes, sockets, numa, l3; /* nodes; sockets per node; NUMA per socket; L3 per NUMA */
+    int switches;                 /* leaf switches, the nodes dealt to them in blocks */
     int place_node, place_local;
 };
 
@@ -108,7 +167,7 @@ static int parse_place(const char *v, size_t len)
 
 static void sim_parse(const char *spec, struct sim *s)
 {
-    *s = (struct sim){1, 1, 1, 1, PLACE_BLOCK, PLACE_BLOCK};
+    *s = (struct sim){1, 1, 1, 1, 0, PLACE_BLOCK, PLACE_BLOCK};
     const char *p = spec;
     while (*p) {
         while (*p == ',' || *p == ' ')
@@ -119,7 +178,7 @@ static void sim_parse(const char *spec, struct sim *s)
         const char *eq = memchr(p, '=', (size_t)(end - p));
         if (!eq)
             weft_fatal("shmem_init", "WEFT_TOPOLOGY=\"%s\": '%.*s' is not KEY=VALUE (keys: nodes, "
-                       "sockets, numa, l3, place)", spec, (int)(end - p), p);
+                       "sockets, numa, l3, switches, place)", spec, (int)(end - p), p);
         size_t klen = (size_t)(eq - p), vlen = (size_t)(end - eq - 1);
         const char *v = eq + 1;
         if (klen == 5 && !strncmp(p, "place", 5)) {
@@ -142,9 +201,11 @@ static void sim_parse(const char *spec, struct sim *s)
                 dst = &s->numa;
             else if (klen == 2 && !strncmp(p, "l3", 2))
                 dst = &s->l3;
+            else if (klen == 8 && !strncmp(p, "switches", 8))
+                dst = &s->switches;
             if (!dst)
                 weft_fatal("shmem_init", "WEFT_TOPOLOGY=\"%s\": unknown key '%.*s' (keys: nodes, "
-                           "sockets, numa, l3, place)", spec, (int)klen, p);
+                           "sockets, numa, l3, switches, place)", spec, (int)klen, p);
             char buf[32];
             char *e;
             long val = -1;
@@ -211,6 +272,8 @@ static void sim_build(const char *spec)
             l3 = r / s.sockets / s.numa % s.l3;
         }
         uint64_t k = (uint64_t)node;
+        if (s.switches)
+            key[WEFT_TOPO_SWITCH][pe] = (uint64_t)block_bin(node, N, s.switches < N ? s.switches : N);
         key[WEFT_TOPO_NODE][pe] = k;
         k = k * (uint64_t)s.sockets + (uint64_t)sock;
         key[WEFT_TOPO_SOCKET][pe] = k;
@@ -219,10 +282,17 @@ static void sim_build(const char *spec)
         k = k * (uint64_t)s.l3 + (uint64_t)l3;
         key[WEFT_TOPO_L3][pe] = k;
     }
-    for (int t = 0; t < WEFT_TOPO_NTYPES; t++) {
-        set_type(t, n, key[t]);
+    for (int t = 0; t < WEFT_TOPO_NTYPES; t++)
+        if (t != WEFT_TOPO_SWITCH)
+            set_type(t, n, key[t]);
+    /* Without switches=, Slurm's switches over the simulated nodes. */
+    if (s.switches)
+        topo.switch_source = "simulated";
+    else
+        switch_keys(topo.ids[WEFT_TOPO_NODE], key[WEFT_TOPO_SWITCH]);
+    set_type(WEFT_TOPO_SWITCH, n, key[WEFT_TOPO_SWITCH]);
+    for (int t = 0; t < WEFT_TOPO_NTYPES; t++)
         free(key[t]);
-    }
     topo.source = "simulated";
 }
 
@@ -431,6 +501,8 @@ static void hw_build(void)
         key[pe] = weft_rt.pe_host[pe];
     set_type(WEFT_TOPO_NODE, n, key);
     const int *node_id = topo.ids[WEFT_TOPO_NODE];
+    switch_keys(node_id, key);
+    set_type(WEFT_TOPO_SWITCH, n, key);
 #if WEFT_HAVE_HWLOC
     int32_t (*local)[TOPO_HW_TYPES] = xmalloc((size_t)n * sizeof *local);
     hw_exchange(node_id, local);
@@ -462,10 +534,10 @@ void weft_topology_init(void)
     else
         hw_build();
     topo.ready = 1;
-    weft_debug("topology (%s): %d node(s), %d socket(s), %d NUMA node(s), %d L3 domain(s) "
-               "in %.1f ms", topo.source, topo.count[WEFT_TOPO_NODE],
-               topo.count[WEFT_TOPO_SOCKET], topo.count[WEFT_TOPO_NUMA],
-               topo.count[WEFT_TOPO_L3], now_ms() - t0);
+    weft_debug("topology (%s): %d switch(es) (%s), %d node(s), %d socket(s), %d NUMA node(s), "
+               "%d L3 domain(s) in %.1f ms", topo.source, topo.count[WEFT_TOPO_SWITCH],
+               topo.switch_source, topo.count[WEFT_TOPO_NODE], topo.count[WEFT_TOPO_SOCKET],
+               topo.count[WEFT_TOPO_NUMA], topo.count[WEFT_TOPO_L3], now_ms() - t0);
 }
 
 void weft_topology_fini(void)

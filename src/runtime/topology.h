@@ -13,6 +13,9 @@
  *    key-value store; every PE places its own CPU binding in them and the
  *    results are exchanged once (two launcher fences in all);
  *  - otherwise: host identity only, NUMA, socket and L3 one per node.
+ * The switch domain: WEFT_TOPOLOGY's switches=, else the leaf switch named
+ * by SLURM_TOPOLOGY_ADDR / SLURM_TOPOLOGY_ADDR_PATTERN (one launcher
+ * allgather of a hash), else the node.
  * A PE whose binding spans several domains of a type (an unbound PE on a
  * multi-socket node, say) gets a node-wide domain of that type of its own
  * (shared with the node's other such PEs); docs/federations.md explains. */
@@ -26,6 +29,7 @@ enum weft_topo_type {
     WEFT_TOPO_NUMA,
     WEFT_TOPO_SOCKET,
     WEFT_TOPO_L3,
+    WEFT_TOPO_SWITCH, /* the leaf switch of the node (Slurm's tree topology) */
     WEFT_TOPO_NTYPES
 };
 

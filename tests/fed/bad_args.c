@@ -10,6 +10,18 @@
  *   id-bad-type        shmemx_topology_id(-3, 0)                      -> type
  *   id-pe-n            shmemx_topology_id(NODE, n_pes)                -> pe
  *   id-pe-neg          shmemx_topology_id(L3, -1)                     -> pe
+ *   fed-create-type    shmemx_federation_create with type 7           -> type
+ *   fed-create-null    shmemx_federation_create with fed NULL         -> fed
+ *   fed-get-null       shmemx_team_get_federation with fed NULL       -> fed
+ *   fed-invalid        shmemx_federation_n_teams(INVALID)             -> fed
+ *   fed-team-of-pe     shmemx_federation_team_of(fed, n_pes)          -> pe
+ *   fed-team-size      shmemx_federation_team_n_pes(fed, n_teams)     -> team
+ *   fed-pe-index       shmemx_federation_pe(fed, 0, size of team 0)   -> team_pe
+ *   fed-translate-team shmemx_federation_translate_pe(fed, 0, -1)     -> dest_team
+ *   nbr-team           shmemx_federation_n_neighbors(fed, n_teams)    -> team
+ *   nbr-mismatch       set_neighbors, a different graph on each PE    -> neighbors (all PEs)
+ *   nbr-asym           set_neighbors, team 0 lists 1, 1 lists none    -> neighbors (all PEs)
+ *   nbr-parent         neighbor_fcollectmem over the wrong parent     -> parent_team
  * The last PE misbehaves (every PE for the collective split-type-bad). A
  * malformed WEFT_TOPOLOGY is tested with mode "none" (init must fail). */
 #include <shmemx.h>
@@ -26,7 +38,15 @@ int main(int argc, char **argv)
         shmem_finalize();
         return 0;
     }
-    int all = !strcmp(mode, "split-type-bad");
+    int all = !strcmp(mode, "split-type-bad") || !strcmp(mode, "nbr-mismatch") ||
+              !strcmp(mode, "nbr-asym");
+    /* The neighbour modes: a federation of one team per PE (collective). */
+    shmemx_federation_t alone = SHMEMX_FEDERATION_INVALID;
+    shmem_team_t alone_team = SHMEM_TEAM_INVALID;
+    if (!strncmp(mode, "nbr-", 4)) {
+        shmemx_team_split_color(SHMEM_TEAM_WORLD, wt_me, 0, NULL, 0, &alone_team);
+        WT_CHECK(shmemx_team_get_federation(alone_team, &alone) == 0, "get_federation");
+    }
     if (all || wt_me == wt_npes - 1) {
         WT_PHASE("invalid call: %s", mode);
         fprintf(stderr, "fed.bad_args: PE %d makes the invalid call \"%s\"\n", wt_me, mode);
@@ -45,6 +65,38 @@ int main(int argc, char **argv)
             (void)shmemx_topology_id(SHMEMX_TEAM_TYPE_NODE, wt_npes);
         } else if (!strcmp(mode, "id-pe-neg")) {
             (void)shmemx_topology_id(SHMEMX_TEAM_TYPE_L3, -1);
+        } else if (!strncmp(mode, "fed-", 4)) {
+            shmemx_federation_t f;
+            if (!strcmp(mode, "fed-create-type"))
+                (void)shmemx_federation_create(SHMEM_TEAM_WORLD, 7, &f);
+            else if (!strcmp(mode, "fed-create-null"))
+                (void)shmemx_federation_create(SHMEM_TEAM_WORLD, SHMEMX_TEAM_TYPE_NODE, NULL);
+            else if (!strcmp(mode, "fed-get-null"))
+                (void)shmemx_team_get_federation(SHMEM_TEAM_WORLD, NULL);
+            else if (!strcmp(mode, "fed-invalid"))
+                (void)shmemx_federation_n_teams(SHMEMX_FEDERATION_INVALID);
+            WT_CHECK(shmemx_federation_create(SHMEM_TEAM_WORLD, SHMEMX_TEAM_TYPE_NODE, &f) == 0,
+                     "create");
+            if (!strcmp(mode, "fed-team-of-pe"))
+                (void)shmemx_federation_team_of(f, wt_npes);
+            else if (!strcmp(mode, "fed-team-size"))
+                (void)shmemx_federation_team_n_pes(f, shmemx_federation_n_teams(f));
+            else if (!strcmp(mode, "fed-pe-index"))
+                (void)shmemx_federation_pe(f, 0, shmemx_federation_team_n_pes(f, 0));
+            else if (!strcmp(mode, "fed-translate-team"))
+                (void)shmemx_federation_translate_pe(f, 0, -1);
+            shmemx_federation_destroy(f);
+        } else if (!strcmp(mode, "nbr-team")) {
+            (void)shmemx_federation_n_neighbors(alone, shmemx_federation_n_teams(alone));
+        } else if (!strcmp(mode, "nbr-mismatch")) {
+            int deg[2] = {wt_me == 0, wt_me == 0}, nb[2] = {1, 0};
+            (void)shmemx_federation_set_neighbors(alone, SHMEM_TEAM_WORLD, deg, nb);
+        } else if (!strcmp(mode, "nbr-asym")) {
+            int deg[2] = {1, 0}, nb[1] = {1};
+            (void)shmemx_federation_set_neighbors(alone, SHMEM_TEAM_WORLD, deg, nb);
+        } else if (!strcmp(mode, "nbr-parent")) {
+            static long d[4], s[4];
+            (void)shmemx_neighbor_fcollectmem(alone, alone_team, d, s, 8);
         } else {
             fprintf(stderr, "fed.bad_args: unknown mode %s\n", mode);
             return 2;

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* coll_hier.c owns the hierarchical (node-leader) collectives: on a team
+ * whose PEs sit on several nodes, the PEs of each node report to the node's
+ * leader (its lowest team member) through the direct path, only the leaders
+ * run the flat algorithms of coll_engine.c among themselves over libfabric,
+ * and each leader hands the outcome back to its node.
+ *
+ * Counters: a member signals WEFT_TF_H_UP at its leader on entry (its dest
+ * is then free to write, and what it contributes is in its own dest), and
+ * waits for one WEFT_TF_H_DOWN from the leader, which is the leader's last
+ * action for it. The leaders' session is the team's own slot seen through a
+ * team of the leaders: on a team that uses the hierarchy the flat counters
+ * (barrier, broadcast, reduction rounds) are only ever used by the leaders,
+ * so each keeps one writer, as team.h requires. Counts only grow, so a
+ * member's next arrival may reach the leader before it has finished the
+ * current call.
+ *
+ * Used when WEFT_COLL_HIER is on, the team has a scratch slot, spans more
+ * than one node (runtime/topology.c: real hosts, or WEFT_TOPOLOGY's
+ * simulated ones), and some node holds two of its PEs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/coll.h"
+#include "core/tunables.h"
+#include "runtime/topology.h"
+
+struct weft_hier {
+    int nlocal;            /* members on my node, me included */
+    int *local;            /* their team indices, ascending; local[0] leads */
+    int is_leader;
+    int *lead_of;          /* [n]: leaders-team index of team PE i's node */
+    int *lead_tpe;         /* [n]: team index of team PE i's node leader */
+    struct weft_team leaders; /* one PE per node (the flat algorithms run on it) */
+};
+
+static struct weft_ctx *const hctx = &weft_ctx_default;
+
+static int hier_enabled(void)
+{
+    static int on = -1;
+    if (on < 0)
+        on = weft_tun_bool(WEFT_TUN_COLL_HIER);
+    return on;
+}
+
+static void *hier_alloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        weft_fatal("shmem collective", "out of memory for a team's node layout");
+    return p;
+}
+
+struct weft_hier *weft_coll_hier_make(struct weft_coll *c)
+{
+    struct weft_team *t = c->team;
+    if (!weft_topology_ready())
+        return NULL; /* start-up barriers: decide once the topology is known */
+    t->hier_checked = 1;
+    int n = t->size;
+    if (t->slot < 0 || n < 3 || !hier_enabled())
+        return NULL;
+    const int *ids = weft_topology_ids(WEFT_TOPO_NODE);
+    int ndom = weft_topology_count(WEFT_TOPO_NODE);
+    int *node_lead = hier_alloc((size_t)ndom, sizeof(int)); /* leaders index + 1 */
+    int nnodes = 0;
+    for (int i = 0; i < n; i++) {
+        int d = ids[weft_team_world_pe(t, i)];
+        if (!node_lead[d])
+            node_lead[d] = ++nnodes;
+    }
+    if (nnodes < 2 || nnodes == n) {
+        free(node_lead);
+        return NULL;
+    }
+    struct weft_hier *h = hier_alloc(1, sizeof *h);
+    h->lead_of = hier_alloc((size_t)n, sizeof(int));
+    h->lead_tpe = hier_alloc((size_t)n, sizeof(int));
+    h->local = hier_alloc((size_t)n, sizeof(int));
+    int *lead_world = hier_alloc((size_t)nnodes, sizeof(int));
+    int *lead_tpe_of = hier_alloc((size_t)nnodes, sizeof(int));
+    int mine = ids[weft_rt.my_pe];
+    int seen = 0;
+    for (int i = 0; i < n; i++) {
+        int w = weft_team_world_pe(t, i), l = node_lead[ids[w]] - 1;
+        if (l == seen) {
+            lead_world[l] = w;
+            lead_tpe_of[l] = i;
+            seen++;
+        }
+        h->lead_of[i] = l;
+        h->lead_tpe[i] = lead_tpe_of[l];
+        if (ids[w] == mine)
+            h->local[h->nlocal++] = i;
+    }
+    h->is_leader = h->local[0] == t->my_pe;
+    struct weft_team *L = &h->leaders;
+    L->size = nnodes;
+    L->members = lead_world;
+    L->start = lead_world[0];
+    L->my_pe = h->is_leader ? h->lead_of[t->my_pe] : -1;
+    L->slot = t->slot;
+    L->predefined = 1;
+    L->hier_checked = 1;
+    free(lead_tpe_of);
+    free(node_lead);
+    t->hier = h;
+    return h;
+}
+
+void weft_coll_hier_free(struct weft_team *t)
+{
+    struct weft_hier *h = t->hier;
+    if (!h)
+        return;
+    free(h->leaders.members);
+    free(h->local);
+    free(h->lead_of);
+    free(h->lead_tpe);
+    free(h);
+    t->hier = NULL;
+}
+
+/* The leaders' session: the team's counters, the leaders as members. */
+static void leaders_session(struct weft_coll *lc, const struct weft_coll *c, struct weft_hier *h)
+{
+    *lc = *c;
+    lc->team = &h->leaders;
+    lc->n = h->leaders.size;
+    lc->me = h->leaders.my_pe;
+}
+
+/* A member: report to the leader, wait until it is done with us. */
+static void member_round(struct weft_coll *c, struct weft_hier *h, int fence)
+{
+    weft_coll_signal(c, WEFT_TF_H_UP, h->local[0], fence, 1);
+    weft_coll_wait(c, WEFT_TF_H_DOWN, 1);
+}
+
+static void release_members(struct weft_coll *c, struct weft_hier *h, int fence)
+{
+    if (fence && h->nlocal > 1)
+        weft_transport_fence(hctx);
+    for (int j = 1; j < h->nlocal; j++)
+        weft_coll_signal(c, WEFT_TF_H_DOWN, h->local[j], 0, 1);
+}
+
+void weft_coll_hier_barrier(struct weft_coll *c, struct weft_hier *h)
+{
+    if (!h->is_leader) {
+        member_round(c, h, 0);
+        return;
+    }
+    weft_coll_wait(c, WEFT_TF_H_UP, (uint64_t)(h->nlocal - 1));
+    struct weft_coll lc;
+    leaders_session(&lc, c, h);
+    weft_coll_barrier(&lc);
+    release_members(c, h, 0);
+}
+
+static void resolve_dest(const struct weft_coll *c, void *dest, size_t len, int *seg,
+                         uint64_t *off)
+{
+    weft_sym_resolve_or_die(c->call, "dest", dest, len, seg, off);
+}
+
+/* The root copied source into its dest before this is called (the public
+ * broadcast's WEFT_BCAST_ROOT_COPIES). */
+void weft_coll_hier_bcast(struct weft_coll *c, struct weft_hier *h, void *dest,
+                          const void *source, size_t len, int root)
+{
+    (void)source;
+    int seg;
+    uint64_t off;
+    resolve_dest(c, dest, len, &seg, &off);
+    if (!h->is_leader) {
+        member_round(c, h, c->me == root);
+        return;
+    }
+    weft_coll_wait(c, WEFT_TF_H_UP, (uint64_t)(h->nlocal - 1));
+    if (h->lead_tpe[root] == c->me && root != c->me)
+        weft_transport_get(hctx, dest, seg, off, len, weft_team_world_pe(c->team, root));
+    struct weft_coll lc;
+    leaders_session(&lc, c, h);
+    weft_coll_bcast(&lc, dest, dest, len, h->lead_of[root], WEFT_BCAST_WAIT_READY);
+    for (int j = 1; j < h->nlocal; j++)
+        if (h->local[j] != root)
+            weft_transport_put_nbi(hctx, seg, off, dest, len,
+                                   weft_team_world_pe(c->team, h->local[j]));
+    release_members(c, h, 1);
+}
+
+static void *hier_buf(size_t len)
+{
+    static void *buf;
+    static size_t cap;
+    if (len > cap) {
+        void *p = realloc(buf, len);
+        if (!p)
+            weft_fatal("shmem collective", "out of private memory (%zu bytes)", len);
+        buf = p;
+        cap = len;
+    }
+    return buf;
+}
+
+#define WEFT_HIER_GET_CHUNK ((size_t)64 * 1024)
+
+void weft_coll_hier_allreduce(struct weft_coll *c, struct weft_hier *h, void *dest,
+                              const void *source, size_t count, size_t esz, weft_red_fn op)
+{
+    size_t bytes = count * esz;
+    int seg;
+    uint64_t off;
+    resolve_dest(c, dest, bytes, &seg, &off);
+    if (dest != source)
+        memmove(dest, source, bytes);
+    if (!h->is_leader) {
+        member_round(c, h, 1);
+        return;
+    }
+    weft_coll_wait(c, WEFT_TF_H_UP, (uint64_t)(h->nlocal - 1));
+    /* My node's partial, in local order: read each member's dest in place
+     * when it is mapped, else in chunks. */
+    for (int j = 1; j < h->nlocal; j++) {
+        int w = weft_team_world_pe(c->team, h->local[j]);
+        const void *theirs = weft_transport_ptr(seg, off, w);
+        if (theirs) {
+            op(dest, dest, theirs, count);
+            continue;
+        }
+        size_t cap = WEFT_HIER_GET_CHUNK / esz ? WEFT_HIER_GET_CHUNK / esz : 1;
+        char *tmp = hier_buf(cap * esz);
+        for (size_t o = 0; o < count; o += cap) {
+            size_t m = count - o < cap ? count - o : cap;
+            weft_transport_get(hctx, tmp, seg, off + o * esz, m * esz, w);
+            op((char *)dest + o * esz, (char *)dest + o * esz, tmp, m);
+        }
+    }
+    struct weft_coll lc;
+    leaders_session(&lc, c, h);
+    weft_coll_allreduce(&lc, dest, dest, count, esz, op);
+    for (int j = 1; j < h->nlocal; j++)
+        weft_transport_put_nbi(hctx, seg, off, dest, bytes,
+                               weft_team_world_pe(c->team, h->local[j]));
+    release_members(c, h, 1);
+}
+
+/* Put my node's blocks (runs of consecutive team indices) to team PE pe. */
+static void put_local_blocks(struct weft_coll *c, struct weft_hier *h, const char *d, int seg,
+                             uint64_t off, size_t len, int pe)
+{
+    int w = weft_team_world_pe(c->team, pe);
+    for (int j = 0; j < h->nlocal;) {
+        int k = j + 1;
+        while (k < h->nlocal && h->local[k] == h->local[k - 1] + 1)
+            k++;
+        size_t at = (size_t)h->local[j] * len;
+        weft_transport_put_nbi(hctx, seg, off + at, d + at, (size_t)(k - j) * len, w);
+        j = k;
+    }
+}
+
+/* Each member's block sits in its own dest; the leader gathers its node's
+ * blocks, puts them to every PE of the team (direct on its node), and the
+ * leaders' barrier after a quiet says every block has landed everywhere.
+ * Nothing reads or writes a dest after that barrier, so back-to-back calls
+ * on one dest are as safe as with the flat algorithm. */
+void weft_coll_hier_fcollect(struct weft_coll *c, struct weft_hier *h, void *dest,
+                             const void *source, size_t len)
+{
+    int n = c->n, me = c->me;
+    char *d = dest;
+    int seg;
+    uint64_t off;
+    resolve_dest(c, dest, (size_t)n * len, &seg, &off);
+    memmove(d + (size_t)me * len, source, len);
+    if (!h->is_leader) {
+        member_round(c, h, 1);
+        return;
+    }
+    weft_coll_wait(c, WEFT_TF_H_UP, (uint64_t)(h->nlocal - 1));
+    for (int j = 1; j < h->nlocal; j++) {
+        size_t at = (size_t)h->local[j] * len;
+        weft_transport_get(hctx, d + at, seg, off + at, len,
+                           weft_team_world_pe(c->team, h->local[j]));
+    }
+    /* Remote PEs in an order that starts after me, so the leaders do not
+     * all write to PE 0 first. */
+    for (int i = 1; i < n; i++) {
+        int pe = (me + i) % n;
+        if (h->lead_tpe[pe] != me)
+            put_local_blocks(c, h, d, seg, off, len, pe);
+    }
+    for (int j = 1; j < h->nlocal; j++)
+        put_local_blocks(c, h, d, seg, off, len, h->local[j]);
+    weft_transport_quiet(hctx);
+    struct weft_coll lc;
+    leaders_session(&lc, c, h);
+    weft_coll_barrier(&lc);
+    release_members(c, h, 0);
+}
