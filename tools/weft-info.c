@@ -104,20 +104,31 @@ static double row_bytes(const struct weftx_info_scale_row *r, const struct scale
     return (double)r->per_pe * (double)n + (double)r->per_host_pe * (double)host;
 }
 
-static void print_bytes(double b, int width)
+/* b bytes in B, KiB or MiB (one decimal past 10 KiB). */
+static const char *bytes_str(double b, char *buf, size_t cap)
 {
     if (b < 10 * 1024.0)
-        printf("%*.0f B  ", width, b);
+        snprintf(buf, cap, "%.0f B", b);
     else if (b < 10 * 1048576.0)
-        printf("%*.1f KiB", width, b / 1024);
+        snprintf(buf, cap, "%.1f KiB", b / 1024);
     else
-        printf("%*.1f MiB", width, b / 1048576);
+        snprintf(buf, cap, "%.1f MiB", b / 1048576);
+    return buf;
+}
+
+/* One cell: right-aligned in the text table, "| x " in markdown. */
+static void cell(const struct scale_job *j, const char *text)
+{
+    if (j->markdown)
+        printf(" %s |", text);
+    else
+        printf("  %14s", text);
 }
 
 static int print_scale(const struct scale_job *j)
 {
     size_t rows = weftx_info_scale_count();
-    const char *sep = j->markdown ? " | " : "  ";
+    char buf[32];
     if (j->markdown) {
         printf("| structure | owner | bytes per PE | per host PE |");
         for (int k = 0; k < j->nn; k++)
@@ -131,8 +142,10 @@ static int print_scale(const struct scale_job *j)
                j->provider, j->ppn > 0 ? j->ppn : 64L, j->onnode ? "" : ", WEFT_ONNODE=0",
                j->peer_keys ? ", keys picked by the provider" : "", j->gasnet ? ", GASNet" : "");
         printf("%-28s %8s %8s", "structure", "per PE", "per host");
-        for (int k = 0; k < j->nn; k++)
-            printf("  %10ld PEs", j->n[k]);
+        for (int k = 0; k < j->nn; k++) {
+            snprintf(buf, sizeof buf, "%ld PEs", j->n[k]);
+            cell(j, buf);
+        }
         printf("\n");
     }
     double total[8] = {0};
@@ -146,31 +159,22 @@ static int print_scale(const struct scale_job *j)
         if (!used)
             continue;
         if (j->markdown)
-            printf("| %s | %s | %u | %u |", r.name, r.owner, r.per_pe, r.per_host_pe);
+            printf("| %s | `%s` | %u | %u |", r.name, r.owner, r.per_pe, r.per_host_pe);
         else
             printf("%-28s %8u %8u", r.name, r.per_pe, r.per_host_pe);
         for (int k = 0; k < j->nn; k++) {
             double b = row_bytes(&r, j, j->n[k]);
             total[k] += b;
-            printf("%s", sep);
-            print_bytes(b, j->markdown ? 1 : 10);
-            if (j->markdown)
-                printf(" |");
+            cell(j, bytes_str(b, buf, sizeof buf));
         }
         printf("\n");
     }
-    printf(j->markdown ? "| **total** | | | |" : "%-46s", j->markdown ? "" : "total");
-    for (int k = 0; k < j->nn; k++) {
-        printf("%s", sep);
-        print_bytes(total[k], j->markdown ? 1 : 10);
-        printf(j->markdown ? " |" : "");
-    }
-    printf(j->markdown ? "\n| **per PE of the job** | | | |" : "\n%-46s", j->markdown ? "" : "per PE of the job");
-    for (int k = 0; k < j->nn; k++) {
-        printf("%s", sep);
-        print_bytes(total[k] / (double)j->n[k], j->markdown ? 1 : 10);
-        printf(j->markdown ? " |" : "");
-    }
+    printf(j->markdown ? "| **total** | | | |" : "%-46s", "total");
+    for (int k = 0; k < j->nn; k++)
+        cell(j, bytes_str(total[k], buf, sizeof buf));
+    printf(j->markdown ? "\n| **per PE of the job** | | | |" : "\n%-46s", "per PE of the job");
+    for (int k = 0; k < j->nn; k++)
+        cell(j, bytes_str(total[k] / (double)j->n[k], buf, sizeof buf));
     printf("\n");
     return 0;
 }
