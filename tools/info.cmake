@@ -40,6 +40,15 @@ if(WEFT_BUILD_TESTS)
   add_test(NAME docs.tunables
            COMMAND ${PROJECT_SOURCE_DIR}/scripts/gen-docs-tunables --check)
   weft_test_labels(docs.tunables)
+  # docs/scaling.md's projections are what weft-info --scale prints from
+  # src/core/scale.def.
+  add_test(NAME docs.scaling COMMAND ${PROJECT_SOURCE_DIR}/scripts/check-doc-scale
+                                     $<TARGET_FILE:weft-info> ${PROJECT_SOURCE_DIR}/docs/scaling.md)
+  weft_test_labels(docs.scaling)
+  add_test(NAME tools.weft-info.scale COMMAND weft-info --scale 16,1000,100000 --ppn 16)
+  set_tests_properties(tools.weft-info.scale PROPERTIES
+                       PASS_REGULAR_EXPRESSION "host peers' processes.*per PE of the job")
+  weft_test_labels(tools.weft-info.scale)
 endif()
 # The pass regex above is built from tunables.def: re-configure when it changes.
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS

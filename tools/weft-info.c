@@ -45,9 +45,193 @@ static void usage(FILE *out)
             "  --no-init     never call shmem_init (skips the selection and --transport)\n"
             "  --traffic FILE  print the traffic report FILE (the .json that oshrun\n"
             "                --traffic writes) as a text heat map, and nothing else\n"
+            "  --scale N[,N...]  the bytes each of weft's structures that grow with the\n"
+            "                job takes in one PE of a job of N PEs (docs/scaling.md), and\n"
+            "                nothing else; with --ppn P (PEs per host, default 64 or N),\n"
+            "                --provider tcp|shm|other (default tcp), --onnode 0 (no\n"
+            "                direct path), --peer-keys (the provider picks memory keys),\n"
+            "                --gasnet (the GASNet interface too), --markdown\n"
             "  -h, --help    this text\n"
             "\n"
             "Environment: FI_PROVIDER / WEFT_PROVIDER restrict the provider; see --tunables.\n");
+}
+
+/* ---- --scale: the rows of the library's list (src/core/scale.def) ---- */
+struct scale_job {
+    long n[8];
+    int nn;
+    long ppn; /* 0: default */
+    const char *provider;
+    int onnode, peer_keys, gasnet, markdown;
+};
+
+static long job_ppn(const struct scale_job *j, long n)
+{
+    long p = j->ppn > 0 ? j->ppn : 64;
+    return p < n ? p : n;
+}
+
+/* The conditions a job of n PEs meets (the WEFTX_INFO_SCALE_* bits). */
+static unsigned job_when(const struct scale_job *j, long n)
+{
+    unsigned w = 0;
+    if (n > job_ppn(j, n) || !j->onnode)
+        w |= WEFTX_INFO_SCALE_FABRIC;
+    if ((w & WEFTX_INFO_SCALE_FABRIC) && j->peer_keys)
+        w |= WEFTX_INFO_SCALE_PEER_KEYS;
+    if ((w & WEFTX_INFO_SCALE_FABRIC) && !strcmp(j->provider, "tcp"))
+        w |= WEFTX_INFO_SCALE_COALESCE;
+    if ((w & WEFTX_INFO_SCALE_FABRIC) && !strcmp(j->provider, "shm"))
+        w |= WEFTX_INFO_SCALE_CMA;
+    if (j->gasnet)
+        w |= WEFTX_INFO_SCALE_GASNET;
+    return w;
+}
+
+/* Bytes of row r in one PE of a job of n PEs, 0 where it does not apply. */
+static double row_bytes(const struct weftx_info_scale_row *r, const struct scale_job *j, long n)
+{
+    if ((r->when & job_when(j, n)) != r->when)
+        return 0;
+    long host = job_ppn(j, n);
+    /* Without the direct path no entry is written. */
+    if (!strcmp(r->name, "direct-path peer tables") && !j->onnode)
+        host = 0;
+    if (r->tables) { /* each table in whole pages */
+        double per_table = (double)r->per_host_pe / r->tables * (double)host;
+        return r->tables * 4096.0 * (double)(long)((per_table + 4095) / 4096);
+    }
+    return (double)r->per_pe * (double)n + (double)r->per_host_pe * (double)host;
+}
+
+/* b bytes in B, KiB or MiB (one decimal past 10 KiB). */
+static const char *bytes_str(double b, char *buf, size_t cap)
+{
+    if (b < 10 * 1024.0)
+        snprintf(buf, cap, "%.0f B", b);
+    else if (b < 10 * 1048576.0)
+        snprintf(buf, cap, "%.1f KiB", b / 1024);
+    else
+        snprintf(buf, cap, "%.1f MiB", b / 1048576);
+    return buf;
+}
+
+/* One cell: right-aligned in the text table, "| x " in markdown. */
+static void cell(const struct scale_job *j, const char *text)
+{
+    if (j->markdown)
+        printf(" %s |", text);
+    else
+        printf("  %14s", text);
+}
+
+static int print_scale(const struct scale_job *j)
+{
+    size_t rows = weftx_info_scale_count();
+    char buf[32];
+    if (j->markdown) {
+        printf("| structure | owner | bytes per PE | per host PE |");
+        for (int k = 0; k < j->nn; k++)
+            printf(" %ld PEs |", j->n[k]);
+        printf("\n|---|---|--:|--:|");
+        for (int k = 0; k < j->nn; k++)
+            printf("--:|");
+        printf("\n");
+    } else {
+        printf("weft's structures that grow with the job, in one PE (%s, %ld PEs per host%s%s%s)\n",
+               j->provider, j->ppn > 0 ? j->ppn : 64L, j->onnode ? "" : ", WEFT_ONNODE=0",
+               j->peer_keys ? ", keys picked by the provider" : "", j->gasnet ? ", GASNet" : "");
+        printf("%-28s %8s %8s", "structure", "per PE", "per host");
+        for (int k = 0; k < j->nn; k++) {
+            snprintf(buf, sizeof buf, "%ld PEs", j->n[k]);
+            cell(j, buf);
+        }
+        printf("\n");
+    }
+    double total[8] = {0};
+    for (size_t i = 0; i < rows; i++) {
+        struct weftx_info_scale_row r;
+        if (weftx_info_scale_row(i, &r) != 0)
+            return 1;
+        int used = 0;
+        for (int k = 0; k < j->nn; k++)
+            used |= row_bytes(&r, j, j->n[k]) > 0;
+        if (!used)
+            continue;
+        if (j->markdown)
+            printf("| %s | `%s` | %u | %u |", r.name, r.owner, r.per_pe, r.per_host_pe);
+        else
+            printf("%-28s %8u %8u", r.name, r.per_pe, r.per_host_pe);
+        for (int k = 0; k < j->nn; k++) {
+            double b = row_bytes(&r, j, j->n[k]);
+            total[k] += b;
+            cell(j, bytes_str(b, buf, sizeof buf));
+        }
+        printf("\n");
+    }
+    printf(j->markdown ? "| **total** | | | |" : "%-46s", "total");
+    for (int k = 0; k < j->nn; k++)
+        cell(j, bytes_str(total[k], buf, sizeof buf));
+    printf(j->markdown ? "\n| **per PE of the job** | | | |" : "\n%-46s", "per PE of the job");
+    for (int k = 0; k < j->nn; k++)
+        cell(j, bytes_str(total[k] / (double)j->n[k], buf, sizeof buf));
+    printf("\n");
+    return 0;
+}
+
+static int parse_scale_sizes(const char *s, struct scale_job *j)
+{
+    char *end;
+    for (j->nn = 0; *s && j->nn < 8; j->nn++) {
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 1 || v > 100000000 || (*end && *end != ','))
+            return -1;
+        j->n[j->nn] = v;
+        s = *end ? end + 1 : end;
+    }
+    return j->nn ? 0 : -1;
+}
+
+static int scale_main(int argc, char **argv)
+{
+    struct scale_job j = {.provider = "tcp", .onnode = 1};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--scale") && v) {
+            if (parse_scale_sizes(v, &j) != 0) {
+                fprintf(stderr, "weft-info: --scale %s: expected PE counts like 1000,16000\n", v);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--ppn") && v) {
+            j.ppn = strtol(v, NULL, 10);
+            if (j.ppn < 1) {
+                fprintf(stderr, "weft-info: --ppn %s: expected a positive count\n", v);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--provider") && v) {
+            j.provider = v;
+            i++;
+        } else if (!strcmp(a, "--onnode") && v) {
+            j.onnode = strcmp(v, "0") != 0;
+            i++;
+        } else if (!strcmp(a, "--peer-keys")) {
+            j.peer_keys = 1;
+        } else if (!strcmp(a, "--gasnet")) {
+            j.gasnet = 1;
+        } else if (!strcmp(a, "--markdown")) {
+            j.markdown = 1;
+        } else {
+            fprintf(stderr, "weft-info: --scale: unknown or incomplete option '%s'\n", a);
+            return 2;
+        }
+    }
+    if (!j.nn) {
+        fprintf(stderr, "weft-info: --scale needs PE counts\n");
+        return 2;
+    }
+    return print_scale(&j);
 }
 
 static void print_version(void)
@@ -164,6 +348,9 @@ int main(int argc, char **argv)
 {
     unsigned show = 0;
     int init = 1;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--scale"))
+            return scale_main(argc, argv);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

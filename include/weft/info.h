@@ -48,6 +48,27 @@ unsigned weftx_info_fabric_api_version(void);
  * table, on-node path) on out. */
 void weftx_info_describe_transport(FILE *out);
 
+/* Structures whose size grows with the job (docs/scaling.md): each row's
+ * bytes are per_pe x (PEs of the job) + per_host_pe x (PEs on the host),
+ * in a job that meets all of its `when` conditions (0: every job); where
+ * tables > 0, that many tables each rounded up to whole 4 KiB pages; held is
+ * what this process holds now (0 before shmem_init). weft-info --scale
+ * computes the rows for a job size. */
+#define WEFTX_INFO_SCALE_FABRIC 1u    /* libfabric opened: some PE is not reached directly */
+#define WEFTX_INFO_SCALE_PEER_KEYS 2u /* memory keys or bases differ between PEs */
+#define WEFTX_INFO_SCALE_COALESCE 4u  /* small puts coalesced (tcp;ofi_rxm) */
+#define WEFTX_INFO_SCALE_CMA 8u       /* shm copies by process_vm_readv/writev */
+#define WEFTX_INFO_SCALE_GASNET 16u   /* gasnet_init ran */
+struct weftx_info_scale_row {
+    const char *name, *owner, *what;
+    unsigned per_pe, per_host_pe, tables, when;
+    size_t held;
+};
+size_t weftx_info_scale_count(void);
+int weftx_info_scale_row(size_t i, struct weftx_info_scale_row *r); /* 0, or -1 past the end */
+/* The conditions this process's job meets (after shmem_init). */
+unsigned weftx_info_scale_when(void);
+
 #ifdef __cplusplus
 }
 #endif

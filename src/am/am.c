@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scale.h"
 #include "transport/transport.h"
 #include "am/am.h"
 
@@ -351,6 +352,10 @@ void weft_am_init(int threaded)
     am.senders = calloc((size_t)n, sizeof *am.senders);
     if (!am.peer || !weft_am_pos || !am.senders)
         weft_fatal("gasnet_init", "out of memory for the active-message engine");
+    weft_scale_note(WEFT_SCALE_AM_TABLES,
+                    (size_t)n * (sizeof *am.peer + sizeof *weft_am_pos + sizeof *am.senders));
+    weft_scale_note(WEFT_SCALE_AM_CHANNELS, (size_t)n * sizeof(struct am_chan));
+    weft_scale_set_when(WEFT_SCALE_WHEN_GASNET, 1);
     /* Every PE allocates the same size in the same order: same offset. */
     am.mine = weft_heap_alloc(4096, area);
     if (!am.mine)
@@ -391,6 +396,9 @@ void weft_am_fini(void)
     free(am.peer);
     free(weft_am_pos);
     free(am.senders);
+    weft_scale_note(WEFT_SCALE_AM_TABLES, 0);
+    weft_scale_note(WEFT_SCALE_AM_CHANNELS, 0);
+    weft_scale_set_when(WEFT_SCALE_WHEN_GASNET, 0);
     am.peer = NULL;
     weft_am_pos = NULL;
     am.senders = NULL;

@@ -78,7 +78,7 @@ struct weft_runtime {
     size_t heap_asked;
     struct weft_internal_sym *sym; /* library-private symmetric area */
     char hostname[256];
-    uint64_t *pe_host; /* host identity of every PE (runtime/node.c) */
+    uint64_t *pe_host; /* host identity of every PE (runtime/node.c), during init */
     int single_node;   /* every PE of the job is on this host */
     /* The heap ends below the program's lowest page, less than its base
      * alignment away: heap and static data fit one window (onnode.c). */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/scale.h"
 #include "gasnet/gasnet_internal.h"
 #include "weft_gasnet_dispatch.h"
 #include "runtime/lifecycle.h"
@@ -162,6 +163,7 @@ static void fast_fill(void)
         t[pe].limit = mapped && size >= WEFT_GN_FAST_MAX ? size - WEFT_GN_FAST_MAX + 1 : 0;
     }
     weft_gasnet_fast = t;
+    weft_scale_add(WEFT_SCALE_GASNET_NODES, (long)((size_t)n * sizeof *t));
     __atomic_store_n(&weft_gasnet_fast_nodes, (gasnet_node_t)n, __ATOMIC_RELEASE);
 }
 
@@ -227,6 +229,7 @@ int weft_gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t s
     weft_gn.info = malloc((size_t)n * sizeof *weft_gn.info);
     if (!x || !weft_gn.info)
         weft_fatal("gasnet_attach", "out of memory for the segment table");
+    weft_scale_add(WEFT_SCALE_GASNET_NODES, (long)((size_t)n * (sizeof *x + sizeof *weft_gn.info)));
     exchange(x, (gasnet_seginfo_t){NULL, segsize});
     uintptr_t most = GASNET_PAGESIZE;
     for (int pe = 0; pe < n; pe++)

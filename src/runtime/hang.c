@@ -15,6 +15,7 @@
 
 #include "transport/transport.h"
 #include "core/runtime.h"
+#include "core/scale.h"
 #include "runtime/team.h"
 #include "runtime/lifecycle.h"
 
@@ -61,6 +62,7 @@ void weft_hang_init(void)
     /* Collective like every heap allocation at init: same size everywhere. */
     sym->hang_ack = weft_heap_alloc(8, (size_t)weft_rt.n_pes * sizeof(uint64_t));
     memset(sym->hang_ack, 0, (size_t)weft_rt.n_pes * sizeof(uint64_t));
+    weft_scale_note(WEFT_SCALE_HANG_ACK, (size_t)weft_rt.n_pes * sizeof(uint64_t));
     sym->fin_notice = sym->hang_req = sym->hang_report = 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "core/runtime.h"
+#include "core/scale.h"
 #include "transport/transport.h"
 
 /* The only functions of libweft exported besides the OpenSHMEM and GASNet
@@ -64,3 +65,24 @@ WEFT_EXPORT void weftx_info_describe_transport(FILE *out)
 {
     weft_transport_describe(out);
 }
+
+_Static_assert(WEFTX_INFO_SCALE_FABRIC == WEFT_SCALE_WHEN_FABRIC &&
+                   WEFTX_INFO_SCALE_PEER_KEYS == WEFT_SCALE_WHEN_PEER_KEYS &&
+                   WEFTX_INFO_SCALE_COALESCE == WEFT_SCALE_WHEN_COALESCE &&
+                   WEFTX_INFO_SCALE_CMA == WEFT_SCALE_WHEN_CMA &&
+                   WEFTX_INFO_SCALE_GASNET == WEFT_SCALE_WHEN_GASNET,
+               "weft/info.h's scale conditions are core/scale.h's");
+
+WEFT_EXPORT size_t weftx_info_scale_count(void) { return WEFT_SCALE_COUNT; }
+
+WEFT_EXPORT int weftx_info_scale_row(size_t i, struct weftx_info_scale_row *r)
+{
+    if (i >= WEFT_SCALE_COUNT)
+        return -1;
+    const struct weft_scale_desc *d = &weft_scale_rows[i];
+    *r = (struct weftx_info_scale_row){d->name, d->owner, d->what, d->per_pe, d->per_host_pe,
+                                       d->tables, d->when, weft_scale_bytes((enum weft_scale_id)i)};
+    return 0;
+}
+
+WEFT_EXPORT unsigned weftx_info_scale_when(void) { return weft_scale_when(); }

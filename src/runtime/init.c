@@ -223,6 +223,7 @@ int weft_runtime_init(int requested, int *provided)
      * (SIGKILL from Hydra, or from anyone) leaves no file behind. */
     if (!weft_transport_libfabric_unused())
         weft_shm_files_remove();
+    weft_node_forget_hosts();
     print_banner();
     return 0;
 }

@@ -38,6 +38,10 @@ void weft_layout_agree(const struct weft_layout *all);
 /* A string setting for the layout: its hash, and its start (NUL-ended). */
 void weft_layout_string(uint64_t *hash, char *start, size_t cap, const char *value);
 void weft_node_fini(void);
+/* The end of shmem_init: every PE's host is needed only while the
+ * transports and the topology are set up (weft_rt.pe_host goes; the host
+ * peers stay for the hang report). */
+void weft_node_forget_hosts(void);
 /* The state letter of a PE on this host as /proc/<pid>/stat shows it now
  * (R, S, D: running or sleeping; T, t: stopped; Z or X: exited), its pid in
  * *pid; 0 when this PE cannot see it (another host, another pid namespace). */
@@ -46,6 +50,8 @@ char weft_node_peer_state(int pe, long *pid);
 /* 1 if this host runs more of the job's PEs than it has CPUs. Needs the
  * host identities (weft_node_init). */
 int weft_host_oversubscribed(void);
+/* The number of the job's PEs on this host, this one included (weft_node_init). */
+int weft_host_pe_count(void);
 
 /* The slow phase of a wait (sync.c calls it once a wait has spun past its
  * budget): notices a peer that finalized under a collective we wait in,

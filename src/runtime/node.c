@@ -15,6 +15,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "core/runtime.h"
+#include "core/scale.h"
 #include "runtime/lifecycle.h"
 
 static uint64_t fnv1a(uint64_t h, const char *s)
@@ -67,8 +68,17 @@ struct node_card {
     uint64_t start;
 };
 
-static struct node_card *cards;
-static unsigned char *seen_alive; /* the peer's process was once found */
+/* The processes of this host's PEs, in PE order: kept only for them
+ * (a PE on another host cannot be looked at), so the table grows with the
+ * PEs per host, not with the job. */
+struct host_peer {
+    int pe;
+    unsigned char seen_alive; /* the process was once found */
+    int64_t pid;
+    uint64_t start;
+};
+static struct host_peer *host_peers;
+static int n_host_peers;
 
 void weft_node_init(struct weft_layout *layout)
 {
@@ -79,10 +89,9 @@ void weft_node_init(struct weft_layout *layout)
     if (proc_stat((long)mine.pid, &st, &mine.start) != 0)
         mine.start = 0;
     weft_rt.pe_host = calloc((size_t)n, sizeof *weft_rt.pe_host);
-    cards = calloc((size_t)n, sizeof *cards);
-    seen_alive = calloc((size_t)n, 1);
+    struct node_card *cards = calloc((size_t)n, sizeof *cards);
     struct weft_layout *all = calloc((size_t)n, sizeof *all);
-    if (!weft_rt.pe_host || !cards || !seen_alive || !all)
+    if (!weft_rt.pe_host || !cards || !all)
         weft_fatal("shmem_init", "out of memory for %d host identities", n);
     if (weft_boot_allgather("weft-host", &mine, cards, sizeof mine) != 0)
         weft_fatal("shmem_init", "cannot exchange host identities through the launcher");
@@ -91,27 +100,64 @@ void weft_node_init(struct weft_layout *layout)
     weft_layout_agree(all);
     free(all);
     weft_rt.single_node = 1;
+    n_host_peers = 0;
     for (int i = 0; i < n; i++) {
         weft_rt.pe_host[i] = cards[i].layout.host;
         if (cards[i].layout.host != layout->host)
             weft_rt.single_node = 0;
+        else
+            n_host_peers++;
     }
+    host_peers = calloc((size_t)n_host_peers, sizeof *host_peers);
+    if (!host_peers)
+        weft_fatal("shmem_init", "out of memory for %d host peers", n_host_peers);
+    weft_scale_note(WEFT_SCALE_HOST_PEERS, (size_t)n_host_peers * sizeof *host_peers);
+    for (int i = 0, k = 0; i < n; i++)
+        if (cards[i].layout.host == layout->host)
+            host_peers[k++] = (struct host_peer){i, 0, cards[i].pid, cards[i].start};
+    free(cards);
+}
+
+static struct host_peer *host_peer(int pe)
+{
+    int lo = 0, hi = n_host_peers - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (host_peers[mid].pe == pe)
+            return &host_peers[mid];
+        if (host_peers[mid].pe < pe)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL;
+}
+
+void weft_node_forget_hosts(void)
+{
+    free(weft_rt.pe_host);
+    weft_rt.pe_host = NULL;
+}
+
+int weft_host_pe_count(void)
+{
+    return n_host_peers;
 }
 
 char weft_node_peer_state(int pe, long *pid)
 {
-    if (!cards || pe < 0 || pe >= weft_rt.n_pes || cards[pe].layout.host != cards[weft_rt.my_pe].layout.host ||
-        cards[pe].start == 0)
+    struct host_peer *h = host_peers ? host_peer(pe) : NULL;
+    if (!h || h->start == 0)
         return 0;
-    *pid = (long)cards[pe].pid;
+    *pid = (long)h->pid;
     char st;
     uint64_t start;
     /* No such process, or another one now (the pid was reused): the peer
      * is gone if it was once found, else it lives in another pid namespace
      * and cannot be seen from here. */
-    if (proc_stat((long)cards[pe].pid, &st, &start) != 0 || start != cards[pe].start)
-        return seen_alive[pe] ? 'X' : 0;
-    seen_alive[pe] = 1;
+    if (proc_stat((long)h->pid, &st, &start) != 0 || start != h->start)
+        return h->seen_alive ? 'X' : 0;
+    h->seen_alive = 1;
     return st;
 }
 
@@ -119,8 +165,8 @@ void weft_node_fini(void)
 {
     free(weft_rt.pe_host);
     weft_rt.pe_host = NULL;
-    free(cards);
-    cards = NULL;
-    free(seen_alive);
-    seen_alive = NULL;
+    free(host_peers);
+    host_peers = NULL;
+    n_host_peers = 0;
+    weft_scale_note(WEFT_SCALE_HOST_PEERS, 0);
 }

@@ -50,13 +50,10 @@ static int spin_timed; /* oversubscribed, without a fixed WEFT_SPIN_YIELD */
 
 int weft_host_oversubscribed(void)
 {
-    if (!weft_rt.pe_host)
+    if (!weft_host_pe_count())
         return 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int here = 0;
-    for (int pe = 0; pe < weft_rt.n_pes; pe++)
-        here += weft_rt.pe_host[pe] == weft_rt.pe_host[weft_rt.my_pe];
-    return cpus <= 0 || here > cpus;
+    return cpus <= 0 || weft_host_pe_count() > cpus;
 }
 
 /* Idle naps, where this host's PEs outnumber its CPUs. A waiting PE yields
@@ -147,7 +144,7 @@ static int idle_nap(unsigned s, uint64_t t)
 
 static void spin_init(void)
 {
-    int fits = weft_rt.pe_host && !weft_host_oversubscribed();
+    int fits = weft_host_pe_count() && !weft_host_oversubscribed();
     idle_nap_max_ns = weft_idle_naps_possible() ? weft_tun_int(WEFT_TUN_IDLE_NAP) * 1000 : 0;
     if (weft_tun_is_set(WEFT_TUN_SPIN_YIELD)) {
         long long v = weft_tun_int(WEFT_TUN_SPIN_YIELD);
@@ -157,7 +154,7 @@ static void spin_init(void)
     }
     spin_ceiling = fits ? 20000 : SPIN_MIN;
     yield_sparsely = fits;
-    spin_timed = weft_rt.pe_host && !fits;
+    spin_timed = weft_host_pe_count() && !fits;
     __atomic_store_n(&spin_budget, SPIN_MIN, __ATOMIC_RELAXED);
 }
 
@@ -167,7 +164,7 @@ static void poll_pause(unsigned *spins)
     static int ready; /* spin_init ran with the host identities known */
     if (WEFT_UNLIKELY(!ready)) {
         spin_init();
-        ready = weft_rt.pe_host != NULL || weft_tun_is_set(WEFT_TUN_SPIN_YIELD);
+        ready = weft_host_pe_count() || weft_tun_is_set(WEFT_TUN_SPIN_YIELD);
     }
     unsigned s = ++*spins;
     unsigned budget = __atomic_load_n(&spin_budget, __ATOMIC_RELAXED);

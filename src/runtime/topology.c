@@ -13,6 +13,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "core/runtime.h"
+#include "core/scale.h"
 #include "runtime/topology.h"
 #include "weft_config.h"
 #include "runtime/lifecycle.h"
@@ -85,6 +86,7 @@ static int number_domains(int n, const uint64_t *key, int *id)
 static void set_type(enum weft_topo_type t, int n, const uint64_t *key)
 {
     topo.ids[t] = xmalloc((size_t)n * sizeof(int));
+    weft_scale_add(WEFT_SCALE_TOPOLOGY, (long)((size_t)n * sizeof(int)));
     topo.count[t] = number_domains(n, key, topo.ids[t]);
 }
 
@@ -544,6 +546,8 @@ void weft_topology_fini(void)
 {
     for (int t = 0; t < WEFT_TOPO_NTYPES; t++) {
         free(topo.ids[t]);
+        if (topo.ids[t])
+            weft_scale_add(WEFT_SCALE_TOPOLOGY, -(long)((size_t)weft_rt.n_pes * sizeof(int)));
         topo.ids[t] = NULL;
         topo.count[t] = 0;
     }

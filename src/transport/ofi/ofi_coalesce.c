@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scale.h"
 #include "core/copy.h"
 #include "core/cpu_relax.h"
 #include "transport/ofi/ofi_internal.h"
@@ -267,5 +268,7 @@ void weft_ofi_coal_init(int thread_on)
     tx->coal_dirty_list = calloc((size_t)weft_rt.n_pes, sizeof(int));
     if (!tx->coal_buf || !tx->coal_dirty || !tx->coal_dirty_list)
         weft_fatal("shmem_init", "out of memory for coalesced puts (%d PEs)", weft_rt.n_pes);
+    weft_scale_note(WEFT_SCALE_COAL_DIRTY, (size_t)weft_rt.n_pes * (1 + sizeof(int)));
+    weft_scale_set_when(WEFT_SCALE_WHEN_COALESCE, 1);
     weft_ofi.put.scalar_inject = 0; /* shmem_TYPE_p takes weft_ofi_put_scalar's slow branch */
 }

@@ -6,9 +6,15 @@
  * would bind; so the library must have the major version of the headers
  * weft was built against (whose structures it uses) and at least their
  * minor version (fi_getinfo refuses a newer API version), or it is
- * refused. */
+ * refused. It also keeps libfabric's start from reading the kernel's
+ * symbol table (hide_kernel_symbols). */
 #include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "transport/ofi/ofi_dl.h"
 
@@ -89,12 +95,172 @@ int weft_ofi_load(void)
     return 0;
 }
 
+/* ---- libfabric's start without /proc/kallsyms ---------------------------
+ * The first fi_getinfo initializes every provider built into libfabric,
+ * whichever FI_PROVIDER names. 1.17's verbs provider then reads
+ * /proc/kallsyms twice, 1 KiB at a time, to learn whether the kernel can
+ * register dma-buf memory: 0.3-0.9 s of a PE's start on a host without
+ * InfiniBand (the rest of that fi_getinfo: about 2 ms), and all PEs of a
+ * host read it at once. weft registers host memory only, which never needs
+ * dma-buf, so while that first call runs, libfabric's own fopen and fopen64
+ * (its relocation slots, nothing of the program's) answer that the file
+ * does not exist; WEFT_FABRIC_KERNEL_SYMBOLS=1 lets it read the file. */
+#if __ELF_NATIVE_CLASS == 64
+#define REL_SYM ELF64_R_SYM
+#else
+#define REL_SYM ELF32_R_SYM
+#endif
+struct hidden_slot {
+    void **slot;
+    void *was;
+};
+static struct hidden_slot hidden[4];
+static int n_hidden;
+static FILE *(*libc_fopen)(const char *, const char *);
+static FILE *(*libc_fopen64)(const char *, const char *);
+
+static int is_kernel_symbols(const char *path)
+{
+    return path && !strcmp(path, "/proc/kallsyms");
+}
+static FILE *fopen_hiding(const char *path, const char *mode)
+{
+    if (is_kernel_symbols(path)) {
+        errno = ENOENT;
+        return NULL;
+    }
+    return libc_fopen(path, mode);
+}
+static FILE *fopen64_hiding(const char *path, const char *mode)
+{
+    if (is_kernel_symbols(path)) {
+        errno = ENOENT;
+        return NULL;
+    }
+    return libc_fopen64(path, mode);
+}
+
+/* The pages of libfabric that the dynamic linker made read-only after
+ * relocating them (PT_GNU_RELRO, whole pages): [relro_lo, relro_hi). */
+static uintptr_t relro_lo, relro_hi;
+
+static int find_relro(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    const struct link_map *lm = arg;
+    if (info->dlpi_addr != lm->l_addr)
+        return 0;
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO) {
+            uintptr_t start = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+            relro_lo = start & ~(pg - 1);
+            relro_hi = (start + info->dlpi_phdr[i].p_memsz) & ~(pg - 1);
+        }
+    return 1;
+}
+
+/* Store value in a relocation slot of libfabric's: inside its RELRO pages
+ * (full RELRO) the page is made writable for the store and read-only
+ * again; elsewhere it is writable as it is. 0, or -1. */
+static int store_slot(void **slot, void *value)
+{
+    uintptr_t at = (uintptr_t)slot;
+    if (at + sizeof *slot <= relro_lo || at >= relro_hi) {
+        __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+        return 0;
+    }
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), page = at & ~(pg - 1);
+    size_t len = at + sizeof *slot - page > pg ? 2 * pg : pg;
+    if (mprotect((void *)page, len, PROT_READ | PROT_WRITE) != 0)
+        return -1;
+    __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+    (void)mprotect((void *)page, len, PROT_READ);
+    return 0;
+}
+
+/* An address from libfabric's dynamic section: the dynamic linker has
+ * relocated some (glibc on x86_64), not all. */
+static uintptr_t dyn_addr(const struct link_map *lm, ElfW(Addr) v)
+{
+    return v < lm->l_addr ? lm->l_addr + v : v;
+}
+
+static void redirect_relocs(const struct link_map *lm, const ElfW(Rela) *rel, size_t bytes,
+                            const ElfW(Sym) *symtab, const char *strtab)
+{
+    for (size_t i = 0; rel && i < bytes / sizeof *rel && n_hidden < 4; i++) {
+        const char *name = strtab + symtab[REL_SYM(rel[i].r_info)].st_name;
+        void *to = !strcmp(name, "fopen")     ? (void *)fopen_hiding
+                   : !strcmp(name, "fopen64") ? (void *)fopen64_hiding
+                                              : NULL;
+        void **slot = (void **)(lm->l_addr + rel[i].r_offset);
+        if (!to || !REL_SYM(rel[i].r_info))
+            continue;
+        void *was = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+        if (store_slot(slot, to) == 0)
+            hidden[n_hidden++] = (struct hidden_slot){slot, was};
+    }
+}
+
+static void hide_kernel_symbols(void)
+{
+    struct link_map *lm = NULL;
+    if (weft_tun_bool(WEFT_TUN_FABRIC_KERNEL_SYMBOLS) || dlinfo(lib, RTLD_DI_LINKMAP, &lm) != 0 ||
+        !lm || !lm->l_ld)
+        return;
+    *(void **)&libc_fopen = dlsym(RTLD_DEFAULT, "fopen");
+    *(void **)&libc_fopen64 = dlsym(RTLD_DEFAULT, "fopen64");
+    if (!libc_fopen || !libc_fopen64)
+        return;
+    relro_lo = relro_hi = 0;
+    dl_iterate_phdr(find_relro, lm);
+    const ElfW(Sym) *symtab = NULL;
+    const char *strtab = NULL;
+    const ElfW(Rela) *jmprel = NULL, *rela = NULL;
+    size_t jmprel_bytes = 0, rela_bytes = 0;
+    int rela_plt = 1;
+    for (const ElfW(Dyn) *d = lm->l_ld; d->d_tag != DT_NULL; d++) {
+        switch (d->d_tag) {
+        case DT_SYMTAB: symtab = (const void *)dyn_addr(lm, d->d_un.d_ptr); break;
+        case DT_STRTAB: strtab = (const void *)dyn_addr(lm, d->d_un.d_ptr); break;
+        case DT_JMPREL: jmprel = (const void *)dyn_addr(lm, d->d_un.d_ptr); break;
+        case DT_PLTRELSZ: jmprel_bytes = d->d_un.d_val; break;
+        case DT_RELA: rela = (const void *)dyn_addr(lm, d->d_un.d_ptr); break;
+        case DT_RELASZ: rela_bytes = d->d_un.d_val; break;
+        case DT_PLTREL: rela_plt = d->d_un.d_val == DT_RELA; break;
+        default: break;
+        }
+    }
+    if (!symtab || !strtab || !rela_plt)
+        return;
+    redirect_relocs(lm, jmprel, jmprel_bytes, symtab, strtab);
+    redirect_relocs(lm, rela, rela_bytes, symtab, strtab);
+    if (n_hidden)
+        weft_debug("ofi: libfabric's start reads no /proc/kallsyms (%d slot%s)", n_hidden,
+                   n_hidden == 1 ? "" : "s");
+}
+
+static void unhide_kernel_symbols(void)
+{
+    for (int i = 0; i < n_hidden; i++)
+        (void)store_slot(hidden[i].slot, hidden[i].was);
+    n_hidden = 0;
+}
+
 int weft_fi_getinfo(uint32_t version, const char *node, const char *service, uint64_t flags,
                     const struct fi_info *hints, struct fi_info **info)
 {
+    static int started; /* libfabric initialized its providers */
     if (weft_ofi_load() != 0)
         return -FI_ENOSYS;
-    return p_getinfo(version, node, service, flags, hints, info);
+    if (started)
+        return p_getinfo(version, node, service, flags, hints, info);
+    hide_kernel_symbols();
+    int rc = p_getinfo(version, node, service, flags, hints, info);
+    unhide_kernel_symbols();
+    started = 1;
+    return rc;
 }
 
 void weft_fi_freeinfo(struct fi_info *info)

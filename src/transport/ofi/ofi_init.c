@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bootstrap/bootstrap.h"
+#include "core/scale.h"
 #include "transport/onnode/onnode.h"
 #include "transport/ofi/ofi_internal.h"
 #include "transport/ofi/ofi_msg.h"
@@ -352,22 +353,70 @@ static int insert_addresses(const struct peer_blob *all, int n)
     return ok ? 0 : -1;
 }
 
-/* Both tables always, so that forming a remote address and key is two
- * loads with no test on the put path: keys are the provider's or the
- * segment number weft chose, addresses virtual or offsets. */
+/* Keys are the provider's or the segment number weft chose, addresses
+ * virtual or offsets. One key and base per segment when they are the same
+ * on every PE (always with chosen keys and offsets), so that nothing is
+ * kept per peer; else a table of each PE's (scale.def: REMOTE_KEYS). */
+static uint64_t remote_key(const struct peer_blob *b, int s)
+{
+    return weft_ofi.fab.prov_key ? b->key[s] : (uint64_t)s;
+}
+static uint64_t remote_base(const struct peer_blob *b, int s)
+{
+    return weft_ofi.fab.virt_addr ? b->base[s] : 0;
+}
+
 static int fill_remote_tables(const struct peer_blob *all, int n)
 {
-    weft_ofi.addr.rkey = malloc((size_t)n * WEFT_NSEGS * sizeof(uint64_t));
-    weft_ofi.addr.rbase = malloc((size_t)n * WEFT_NSEGS * sizeof(uint64_t));
+    int same = 1;
+    for (int p = 1; p < n; p++)
+        for (int s = 0; s < WEFT_NSEGS; s++)
+            same &= remote_key(&all[p], s) == remote_key(&all[0], s) &&
+                    remote_base(&all[p], s) == remote_base(&all[0], s);
+    size_t bytes = (size_t)n * WEFT_NSEGS * sizeof(uint64_t);
+    if (same) {
+        uint64_t key[WEFT_NSEGS], base[WEFT_NSEGS];
+        for (int s = 0; s < WEFT_NSEGS; s++) {
+            key[s] = remote_key(&all[0], s);
+            base[s] = remote_base(&all[0], s);
+        }
+        weft_ofi.addr.rkey = weft_scale_table_repeat(bytes, key, sizeof key);
+        weft_ofi.addr.rbase = weft_scale_table_repeat(bytes, base, sizeof base);
+        same = weft_ofi.addr.rkey && weft_ofi.addr.rbase;
+        if (!same) {
+            weft_scale_table_repeat_free(weft_ofi.addr.rkey, bytes);
+            weft_scale_table_repeat_free(weft_ofi.addr.rbase, bytes);
+            weft_ofi.addr.rkey = weft_ofi.addr.rbase = NULL;
+        }
+    }
+    weft_ofi.addr.per_pe = !same;
+    weft_scale_set_when(WEFT_SCALE_WHEN_PEER_KEYS, !same);
+    weft_debug("ofi: remote keys and bases %s", same ? "the same for every PE: none kept per PE"
+                                                     : "kept for each PE");
+    if (same)
+        return 0;
+    weft_ofi.addr.rkey = malloc(bytes);
+    weft_ofi.addr.rbase = malloc(bytes);
     if (!weft_ofi.addr.rkey || !weft_ofi.addr.rbase)
         return -1;
+    weft_scale_note(WEFT_SCALE_REMOTE_KEYS, 2 * bytes);
     for (int p = 0; p < n; p++)
         for (int s = 0; s < WEFT_NSEGS; s++) {
             size_t i = (size_t)p * WEFT_NSEGS + (size_t)s;
-            weft_ofi.addr.rkey[i] = weft_ofi.fab.prov_key ? all[p].key[s] : (uint64_t)s;
-            weft_ofi.addr.rbase[i] = weft_ofi.fab.virt_addr ? all[p].base[s] : 0;
+            weft_ofi.addr.rkey[i] = remote_key(&all[p], s);
+            weft_ofi.addr.rbase[i] = remote_base(&all[p], s);
         }
     return 0;
+}
+
+/* What the CMA tables hold (scale.def: CMA_TABLES). */
+static void note_cma_tables(void)
+{
+    size_t per_pe = (weft_ofi_cma.base ? WEFT_NSEGS * sizeof(uint64_t) : 0) +
+                    (weft_ofi_cma.wpid ? sizeof(int) : 0) +
+                    (weft_ofi_cma.addr ? sizeof(fi_addr_t) : 0) + (weft_ofi_cma.peer ? 1 : 0);
+    weft_scale_note(WEFT_SCALE_CMA_TABLES, per_pe * (size_t)weft_rt.n_pes);
+    weft_scale_set_when(WEFT_SCALE_WHEN_CMA, weft_ofi_cma.base != NULL);
 }
 
 /* Register the segments, publish this PE's endpoint name, keys and bases
@@ -399,6 +448,7 @@ static int exchange_addresses(void)
         for (int p = 0; p < n; p++)
             weft_ofi_cma_connect(p, &all[p].cma, all[p].base);
     free(all);
+    note_cma_tables();
     return rc;
 }
 
@@ -458,6 +508,7 @@ int weft_ofi_init(int thread_multiple)
     }
     if (weft_ofi_load() != 0)
         return -1;
+    weft_scale_set_when(WEFT_SCALE_WHEN_FABRIC, 1);
     int thread_on = 0, delivery_asked = 0;
     /* FI_THREAD_SAFE covers our progress thread and, under
      * SHMEM_THREAD_MULTIPLE, threads driving their contexts' endpoints at
@@ -543,6 +594,7 @@ void weft_ofi_fini(void)
         apply_queued();
     weft_ofi.put.coalesce = 0; /* tx_close below frees its buffers */
     weft_ofi_cma_close(); /* after the barrier: peers read by it until then */
+    weft_scale_note(WEFT_SCALE_CMA_TABLES, 0);
     weft_ofi_ctx_fini();
     weft_ofi_tx_close(tx);
     if (weft_ofi.progress.served_cntr) { /* after tx0's endpoint, which holds it */
@@ -569,8 +621,17 @@ void weft_ofi_fini(void)
     fi_freeinfo(weft_ofi.fab.info);
     pthread_mutex_destroy(&tx->lock);
     memset(tx, 0, sizeof *tx);
-    free(weft_ofi.addr.rkey);
-    free(weft_ofi.addr.rbase);
+    if (weft_ofi.addr.per_pe) {
+        free(weft_ofi.addr.rkey);
+        free(weft_ofi.addr.rbase);
+    } else {
+        size_t bytes = (size_t)weft_rt.n_pes * WEFT_NSEGS * sizeof(uint64_t);
+        weft_scale_table_repeat_free(weft_ofi.addr.rkey, bytes);
+        weft_scale_table_repeat_free(weft_ofi.addr.rbase, bytes);
+    }
+    weft_scale_note(WEFT_SCALE_REMOTE_KEYS, 0);
+    weft_scale_set_when(WEFT_SCALE_WHEN_FABRIC | WEFT_SCALE_WHEN_PEER_KEYS |
+                        WEFT_SCALE_WHEN_COALESCE | WEFT_SCALE_WHEN_CMA, 0);
     memset(&weft_ofi, 0, sizeof weft_ofi);
 }
 

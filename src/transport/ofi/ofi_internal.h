@@ -199,8 +199,13 @@ struct weft_ofi_state {
         size_t max_msg;
         size_t iov_limit; /* min(iov_limit, rma_iov_limit) */
     } fab;
-    /* Remote addressing, [pe * WEFT_NSEGS + seg]. */
+    /* Remote addressing, [pe * WEFT_NSEGS + seg]: two loads and no test
+     * on the put path. Where every PE has the same keys and bases (keys
+     * weft chose, offsets: shm and tcp;ofi_rxm on 1.17) the tables are one
+     * page repeated over their range (core/scale.h), so nothing is kept
+     * per PE; otherwise per_pe is set and they hold each PE's. */
     struct {
+        int per_pe;
         uint64_t *rkey;  /* the provider's key, or seg */
         uint64_t *rbase; /* the base, or 0 (addr = offset) */
     } addr;

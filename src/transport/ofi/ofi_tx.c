@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/scale.h"
 #include "core/shm_regions.h"
 #include "transport/ofi/ofi_internal.h"
 
@@ -145,6 +146,7 @@ int weft_ofi_tx_open(struct weft_ofi_tx *tx, struct fid_cq *cq, int warn)
     tx->dirty_list = calloc((size_t)weft_rt.n_pes, sizeof(int));
     if (!tx->dirty || !tx->dirty_list)
         return -1;
+    weft_scale_add(WEFT_SCALE_TX_DIRTY, (long)((size_t)weft_rt.n_pes * (1 + sizeof(int))));
     /* Preset marks: quiet never flushes those PEs (injects_queued_in_order).
      * Not this PE: it sees its own memory by loads, not through its queue. */
     memset(tx->dirty, weft_ofi.order.injects_queued_in_order, (size_t)weft_rt.n_pes);
@@ -169,6 +171,10 @@ void weft_ofi_tx_close(struct weft_ofi_tx *tx)
     tx->bounce_mr = NULL;
     tx->wcntr = tx->rcntr = NULL;
     free(tx->bounce);
+    if (tx->dirty && tx->dirty_list)
+        weft_scale_add(WEFT_SCALE_TX_DIRTY, -(long)((size_t)weft_rt.n_pes * (1 + sizeof(int))));
+    if (tx->coal_dirty && tx->coal_dirty_list)
+        weft_scale_note(WEFT_SCALE_COAL_DIRTY, 0);
     free(tx->dirty);
     free(tx->dirty_list);
     free(tx->coal_buf);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
+#include "core/scale.h"
 #include "transport/onnode/onnode.h"
 
 struct weft_onnode_state weft_onnode;
@@ -286,18 +287,31 @@ static int job_is_mixed(const uint8_t *verdict)
     return 0;
 }
 
-/* The peer tables, all NULL. */
+/* The peer tables, all NULL: zero pages, of which only those holding a
+ * node peer's entry take memory (core/scale.h), so a PE pays for its
+ * node's peers and not for the job's. */
 static void alloc_tables(int n)
 {
     for (int s = 0; s < WEFT_NSEGS; s++) {
-        weft_onnode.base[s] = calloc((size_t)n, sizeof(char *));
-        weft_onnode.fast[s] = calloc((size_t)n, sizeof(char *));
+        weft_onnode.base[s] = weft_scale_table_alloc((size_t)n, sizeof(char *));
+        weft_onnode.fast[s] = weft_scale_table_alloc((size_t)n, sizeof(char *));
         if (!weft_onnode.base[s] || !weft_onnode.fast[s])
             weft_fatal("shmem_init", "out of memory for the on-node peer table");
     }
-    weft_onnode.view = calloc((size_t)n, sizeof(char *));
+    weft_onnode.view = weft_scale_table_alloc((size_t)n, sizeof(char *));
     if (!weft_onnode.view)
         weft_fatal("shmem_init", "out of memory for the on-node peer table");
+}
+
+/* What the tables hold now (scale.def: ONNODE_TABLES). */
+static void note_tables(void)
+{
+    size_t n = (size_t)weft_rt.n_pes, bytes = 0;
+    for (int s = 0; s < WEFT_NSEGS; s++)
+        bytes += weft_scale_table_resident(weft_onnode.base[s], n, sizeof(char *)) +
+                 weft_scale_table_resident(weft_onnode.fast[s], n, sizeof(char *));
+    bytes += weft_scale_table_resident(weft_onnode.view, n, sizeof(char *));
+    weft_scale_note(WEFT_SCALE_ONNODE_TABLES, bytes);
 }
 
 /* Map every node peer's segments (into a view each when windowed, this
@@ -369,7 +383,10 @@ static void publish_tables(int windowed, uint8_t node_ok)
      * between faults into on_segv. */
     weft_onnode.window = windowed && node_ok == (ONNODE_OK_HEAP | ONNODE_OK_DATA) ? view_bytes : 0;
     for (int s = 0; s < WEFT_NSEGS; s++) {
-        memcpy(weft_onnode.fast[s], weft_onnode.base[s], (size_t)n * sizeof(char *));
+        /* Entry by entry: a NULL written would take a page (alloc_tables). */
+        for (int pe = 0; pe < n; pe++)
+            if (weft_onnode.base[s][pe])
+                weft_onnode.fast[s][pe] = weft_onnode.base[s][pe];
         if (weft_onnode.window)
             weft_onnode.fast[s][me] = view_slot(weft_onnode.view[me], s);
     }
@@ -414,6 +431,7 @@ void weft_onnode_init(void)
     weft_onnode.n_local = 0;
     if (!weft_onnode.enabled) {
         weft_debug("onnode: direct path off (WEFT_ONNODE=0): every PE through libfabric");
+        note_tables();
         return;
     }
 
@@ -440,6 +458,7 @@ void weft_onnode_init(void)
                                  : "uses one path");
     free(cards);
     free(verdict);
+    note_tables();
 }
 
 void weft_onnode_fini(void)
@@ -453,13 +472,15 @@ void weft_onnode_fini(void)
         weft_rt.seg[WEFT_SEG_DATA].fd = -1;
     }
     weft_onnode.static_shared = 0;
+    size_t n = (size_t)weft_rt.n_pes;
     for (int s = 0; s < WEFT_NSEGS; s++) {
-        free(weft_onnode.base[s]);
-        free(weft_onnode.fast[s]);
+        weft_scale_table_free(weft_onnode.base[s], n, sizeof(char *));
+        weft_scale_table_free(weft_onnode.fast[s], n, sizeof(char *));
         weft_onnode.base[s] = weft_onnode.fast[s] = NULL;
     }
-    free(weft_onnode.view);
+    weft_scale_table_free(weft_onnode.view, n, sizeof(char *));
     weft_onnode.view = NULL;
+    weft_scale_note(WEFT_SCALE_ONNODE_TABLES, 0);
     view_bytes = weft_onnode.window = weft_onnode.window_data = 0;
     weft_onnode.enabled = weft_onnode.n_local = weft_onnode.mixed = 0;
     weft_onnode.all_direct = weft_onnode.split = 0;
