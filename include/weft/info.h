@@ -48,6 +48,14 @@ unsigned weftx_info_fabric_api_version(void);
  * table, on-node path) on out. */
 void weftx_info_describe_transport(FILE *out);
 
+/* After shmem_init with libfabric opened: one line of what weft uses on
+ * its provider (atomics, counting puts, RMA events, remote CQ data, inject
+ * size, fence, MR mode, progress, quiet, multi-receive), then the
+ * operations those rest on, executed against this PE on an endpoint of
+ * their own. A provider that faults takes the process with it: run it in
+ * a process of its own (weft-info --providers does). */
+void weftx_info_probe_provider(FILE *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -64,3 +64,8 @@ WEFT_EXPORT void weftx_info_describe_transport(FILE *out)
 {
     weft_transport_describe(out);
 }
+
+WEFT_EXPORT void weftx_info_probe_provider(FILE *out)
+{
+    weft_transport_probe(out);
+}
