@@ -15,6 +15,10 @@
 
 #define PROBE_TIMEOUT_NS 2000000000ull
 #define PROBE_CQ_DATA 0xfeedull
+/* The atomics' word, buf[PROBE_WORD]: not at offset 0 or 1, where a
+ * provider that took the remote address for the peer's (udp;ofi_rxd's
+ * fi_inject_atomic) would find this process and seem to work. */
+#define PROBE_WORD 5
 
 /* The probe's own endpoint and the word its operations target. */
 struct probe {
@@ -29,7 +33,8 @@ struct probe {
     void *desc;
     fi_addr_t self;
     uint64_t raddr, key;
-    /* buf[0] the target word, buf[1] a source or result, buf[8..] a receive */
+    /* buf[1] a source, buf[2] a result, buf[3..4] a write and read,
+     * buf[PROBE_WORD] the atomics' word, buf[8..] a receive */
     uint64_t buf[64];
     int remote_cq_data_seen;
 };
@@ -251,35 +256,35 @@ static void probe_atomics(FILE *out, struct probe *p)
         return;
     }
     ssize_t rc;
-    p->buf[0] = 40;
+    p->buf[PROBE_WORD] = 40;
     p->buf[1] = 1;
     p->buf[2] = ~0ull;
     fprintf(out, "    native atomics     fi_fetch_atomic add: ");
     fflush(out);
     uint64_t r = fi_cntr_read(p->rcntr);
     PROBE_RETRY(p, rc, fi_fetch_atomic(p->ep, &p->buf[1], 1, p->desc, &p->buf[2], p->desc,
-                                       p->self, p->raddr, p->key, FI_INT64, FI_SUM, NULL));
+                                       p->self, p->raddr + 8 * PROBE_WORD, p->key, FI_INT64, FI_SUM, NULL));
     if (rc)
         fprintf(out, "%s", fi_strerror((int)-rc));
     else if (!probe_wait_cntr(p, p->rcntr, r + 1))
         fprintf(out, "not counted within 2 s");
-    else if (p->buf[2] != 40 || p->buf[0] != 41)
+    else if (p->buf[2] != 40 || p->buf[PROBE_WORD] != 41)
         fprintf(out, "counted, fetched %lld and left %lld (40 and 41 due)",
-                (long long)p->buf[2], (long long)p->buf[0]);
+                (long long)p->buf[2], (long long)p->buf[PROBE_WORD]);
     else
         fprintf(out, "counted, fetched and applied");
     fprintf(out, "; fi_inject_atomic add: ");
     fflush(out);
-    p->buf[0] = 40;
+    p->buf[PROBE_WORD] = 40;
     uint64_t w = fi_cntr_read(p->wcntr);
-    PROBE_RETRY(p, rc, fi_inject_atomic(p->ep, &p->buf[1], 1, p->self, p->raddr, p->key,
+    PROBE_RETRY(p, rc, fi_inject_atomic(p->ep, &p->buf[1], 1, p->self, p->raddr + 8 * PROBE_WORD, p->key,
                                         FI_INT64, FI_SUM));
     if (rc)
         fprintf(out, "%s%s\n", fi_strerror((int)-rc), rc == -FI_EAGAIN ? " for 2 s" : "");
     else if (!probe_wait_cntr(p, p->wcntr, w + 1))
         fprintf(out, "not counted within 2 s\n");
     else
-        fprintf(out, "%s\n", p->buf[0] == 41 ? "counted, applied" : "counted, not applied");
+        fprintf(out, "%s\n", p->buf[PROBE_WORD] == 41 ? "counted, applied" : "counted, not applied");
     fflush(out);
     /* A provider that mishandled an operation may fault in its next
      * progress rather than in the call: give it that chance here. */
