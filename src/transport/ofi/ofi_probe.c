@@ -321,13 +321,13 @@ void weft_ofi_probe(FILE *out)
     char amo[128];
     uint64_t mr_mode = fi->domain_attr->mr_mode;
     fprintf(out,
-            "%s: atomics %s; counting puts by %s; RMA events %s; remote CQ data %s; "
+            "%s: atomics %s; counting puts by %s; RMA events %s; remote CQ data %zu B; "
             "inject %zu; fence %s; MR mode %s; progress %s/%s; quiet by %s; "
             "multi-recv not used\n",
             fi->fabric_attr->prov_name, amo_summary(amo, sizeof amo),
             weft_ofi_count_imm ? "remote CQ data" : "atomic add",
             fi->caps & FI_RMA_EVENT ? "yes" : "no",
-            fi->domain_attr->cq_data_size >= 8 ? "yes" : "no", weft_ofi.put.inject_size,
+            fi->domain_attr->cq_data_size, weft_ofi.put.inject_size,
             weft_ofi.order.ordered       ? "free"
             : weft_ofi.order.rma_ordered ? "deferred"
                                          : "quiet",
