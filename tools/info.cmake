@@ -31,7 +31,14 @@ if(WEFT_BUILD_TESTS)
   set_tests_properties(tools.weft-info.tunables PROPERTIES
                        PASS_REGULAR_EXPRESSION "${_weft_tun_regex}")
   weft_test_labels(tools.weft-info.tunables)
-  add_test(NAME tools.weft-info COMMAND weft-info --all)
+  # Each RDM provider here gets a line of what weft uses on it, measured
+  # (tools/check-weft-info-providers names what it expects per provider).
+  add_test(NAME tools.weft-info.providers
+           COMMAND ${PROJECT_SOURCE_DIR}/tools/check-weft-info-providers $<TARGET_FILE:weft-info>)
+  set_tests_properties(tools.weft-info.providers PROPERTIES TIMEOUT 240)
+  weft_test_labels(tools.weft-info.providers)
+  # Everything but --providers, which the test above runs.
+  add_test(NAME tools.weft-info COMMAND weft-info --version --config --tunables --transport)
   set_tests_properties(tools.weft-info PROPERTIES TIMEOUT 120
                        PASS_REGULAR_EXPRESSION "weft selected provider: [a-z]")
   weft_test_labels(tools.weft-info)

@@ -3,15 +3,22 @@
  * version, the build configuration (weft_config.h), the libfabric providers
  * that offer RMA on an RDM endpoint, the tunables (tunables.def) with their
  * current values, and, after a singleton shmem_init(), the transport weft
- * actually chose and its description (limits, atomic table). */
+ * actually chose and its description (limits, atomic table). With
+ * --providers, each provider is also opened as weft opens it, in a 1-PE
+ * weft of its own, and what weft would use there is executed and shown. */
 #include <shmem.h>
 
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
 
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <weft/info.h>
@@ -38,11 +45,13 @@ static void usage(FILE *out)
             "  --all         everything below (the default)\n"
             "  --version     the weft, OpenSHMEM and libfabric versions\n"
             "  --config      how this weft was built (weft_config.h)\n"
-            "  --providers   libfabric providers with RMA on an RDM endpoint, and the\n"
-            "                one weft selects\n"
+            "  --providers   libfabric providers with RMA on an RDM endpoint, the one\n"
+            "                weft selects, and for each what weft uses on it, measured\n"
+            "                in a 1-PE weft of its own (WEFT_ONNODE=0)\n"
             "  --tunables    the environment variables weft reads: value, default, meaning\n"
             "  --transport   start a 1-PE weft and describe its transport (AMO table...)\n"
-            "  --no-init     never call shmem_init (skips the selection and --transport)\n"
+            "  --no-init     never call shmem_init (skips the selection, --transport and\n"
+            "                the measurements of --providers)\n"
             "  --traffic FILE  print the traffic report FILE (the .json that oshrun\n"
             "                --traffic writes) as a text heat map, and nothing else\n"
             "  --scale N[,N...]  the bytes each of weft's structures that grow with the\n"
@@ -323,6 +332,102 @@ static int print_providers(void)
     return 0;
 }
 
+/* Seconds a provider's probe may take before it is reported as hung. */
+#define PROBE_LIMIT_S 30
+
+/* Runs this program again as `weft-info --probe-provider NAME` (a 1-PE
+ * weft of its own, outside any launcher) and prints its lines indented;
+ * a fault or a hang is reported after the last line it printed, so the
+ * step it died in shows. */
+static void probe_one(const char *prov)
+{
+    int fds[2];
+    fflush(stdout);
+    if (pipe(fds) != 0) {
+        printf("  %s: pipe: %s\n", prov, strerror(errno));
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        static const char *const launcher_vars[] = {"PMI_FD", "PMI_PORT", "PMI_RANK",
+                                                    "PMI_SIZE", "PMIX_NAMESPACE", "PMIX_RANK"};
+        for (size_t i = 0; i < sizeof launcher_vars / sizeof *launcher_vars; i++)
+            unsetenv(launcher_vars[i]);
+        setenv("WEFT_ONNODE", "0", 1);
+        setenv("WEFT_PROVIDER", prov, 1);
+        execl("/proc/self/exe", "weft-info", "--probe-provider", prov, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    if (pid < 0) {
+        printf("  %s: fork: %s\n", prov, strerror(errno));
+        close(fds[0]);
+        return;
+    }
+    FILE *in = fdopen(fds[0], "r");
+    char line[1024];
+    int at_line_start = 1, timed_out = 0;
+    time_t end = time(NULL) + PROBE_LIMIT_S;
+    for (;;) {
+        struct pollfd pf = {fds[0], POLLIN, 0};
+        int left = (int)(end - time(NULL));
+        if (left <= 0 || poll(&pf, 1, left * 1000) == 0) {
+            timed_out = 1;
+            kill(pid, SIGKILL);
+            break;
+        }
+        if (!fgets(line, sizeof line, in))
+            break;
+        printf("%s%s", at_line_start ? "  " : "", line);
+        at_line_start = strchr(line, '\n') != NULL;
+    }
+    fclose(in);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!at_line_start)
+        printf("\n");
+    if (timed_out)
+        printf("    => %s: no answer within %d s (killed)\n", prov, PROBE_LIMIT_S);
+    else if (WIFSIGNALED(status))
+        printf("    => %s: the process died of signal %d (%s) in the step above\n", prov,
+               WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else if (WEXITSTATUS(status) != 0)
+        printf("    => %s: exited with status %d\n", prov, WEXITSTATUS(status));
+}
+
+/* What weft would use on each provider of the list, measured: one child
+ * per provider name (fabrics and domains of one provider share it). */
+static void probe_providers(void)
+{
+    struct fi_info *info = NULL;
+    if (get_providers(FI_RMA, &info) != 0)
+        return;
+    printf("\nWhat weft uses on each provider (a 1-PE weft per provider, WEFT_ONNODE=0;\n"
+           "each operation executed against itself on an endpoint of its own):\n");
+    for (struct fi_info *i = info; i; i = i->next) {
+        int dup = 0;
+        for (struct fi_info *j = info; j != i && !dup; j = j->next)
+            dup = !strcmp(i->fabric_attr->prov_name, j->fabric_attr->prov_name);
+        if (!dup)
+            probe_one(i->fabric_attr->prov_name);
+    }
+    fi_freeinfo(info);
+}
+
+/* The child of probe_one: weft on provider prov, as a 1-PE job. */
+static int probe_provider_here(void)
+{
+    shmem_init();
+    weftx_info_probe_provider(stdout);
+    fflush(stdout);
+    shmem_finalize();
+    return 0;
+}
+
 static void print_tunables(void)
 {
     printf("Tunables (environment variables; * = set in this environment):\n");
@@ -378,6 +483,8 @@ int main(int argc, char **argv)
             int color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && term &&
                         strcmp(term, "dumb") != 0;
             return tr_print_text(argv[i + 1], stdout, color);
+        } else if (!strcmp(a, "--probe-provider") && i + 1 < argc) {
+            return probe_provider_here(); /* probe_one's child; WEFT_PROVIDER names it */
         } else if (!strcmp(a, "--no-init")) {
             init = 0;
         } else {
@@ -409,6 +516,8 @@ int main(int argc, char **argv)
             printf("\n");
         if (print_providers() != 0)
             return 1;
+        if (init && !quiet)
+            probe_providers();
     }
     if (show & SHOW_TUNABLES) {
         if (show & (SHOW_VERSION | SHOW_CONFIG | SHOW_PROVIDERS))

@@ -13,6 +13,10 @@
  *  3. the target's word, read back with fi_read.
  * PROBE_TARGET=peer (default) or self: rank 0 targets rank 1 (or itself);
  * PROBE_BOTH=1: rank 1 does the same towards rank 0 (or itself).
+ * PROBE_WORD=offset: the atomic's target word (default 8; the write goes
+ * to offset 0). rxd's fi_inject_atomic looks the peer up by the remote
+ * address instead of dest_addr: offset 0 or 1 picks rank 0 or 1, others
+ * no peer (-FI_EAGAIN forever).
  * PROBE_RECVS=n: each process first posts n 4 KiB receive buffers (as
  * weft's message engine does) and sends the other one message.
  * PROBE_REMOTE_CNTR=1: also bind a counter for FI_REMOTE_READ |
@@ -97,6 +101,7 @@ static void initiate(int target, const char *op)
         return;
     }
     long v = 0x1234, one = 1, cmp = 0, res = -1, back = -1;
+    uint64_t word = getenv("PROBE_WORD") ? strtoull(getenv("PROBE_WORD"), NULL, 0) : 8;
     int wrote = !getenv("PROBE_NO_WRITE");
     if (wrote) {
         RETRY(fi_inject_write(ep, &v, 8, (fi_addr_t)target, raddr + 0, key));
@@ -113,16 +118,16 @@ static void initiate(int target, const char *op)
         printf("  [%d] %d reads: %s\n", rank, nreads,
                wait_cntr(rc, (uint64_t)nreads, "reads") ? "counted" : "not counted");
     if (!strcmp(op, "fetch"))
-        RETRY(fi_fetch_atomic(ep, &one, 1, NULL, &res, NULL, (fi_addr_t)target, raddr + 8, key,
+        RETRY(fi_fetch_atomic(ep, &one, 1, NULL, &res, NULL, (fi_addr_t)target, raddr + word, key,
                               FI_INT64, FI_SUM, NULL));
     else if (!strcmp(op, "cswap"))
         RETRY(fi_compare_atomic(ep, &one, 1, NULL, &cmp, NULL, &res, NULL, (fi_addr_t)target,
-                                raddr + 8, key, FI_INT64, FI_CSWAP, NULL));
+                                raddr + word, key, FI_INT64, FI_CSWAP, NULL));
     else if (!strcmp(op, "add"))
-        RETRY(fi_atomic(ep, &one, 1, NULL, (fi_addr_t)target, raddr + 8, key, FI_INT64, FI_SUM,
+        RETRY(fi_atomic(ep, &one, 1, NULL, (fi_addr_t)target, raddr + word, key, FI_INT64, FI_SUM,
                         NULL));
     else
-        RETRY(fi_inject_atomic(ep, &one, 1, (fi_addr_t)target, raddr + 8, key, FI_INT64, FI_SUM));
+        RETRY(fi_inject_atomic(ep, &one, 1, (fi_addr_t)target, raddr + word, key, FI_INT64, FI_SUM));
     printf("  [%d] %s issued to %d, waiting on the %s counter\n", rank, op, target,
            fetching ? "read" : "write");
     fflush(stdout);
@@ -132,9 +137,10 @@ static void initiate(int target, const char *op)
     if (fetching && ok)
         printf(", fetched %ld\n", res);
     fflush(stdout);
-    RETRY(fi_read(ep, &back, 8, NULL, (fi_addr_t)target, raddr + 8, key, NULL));
+    RETRY(fi_read(ep, &back, 8, NULL, (fi_addr_t)target, raddr + word, key, NULL));
     if (wait_cntr(rc, (uint64_t)nreads + (fetching ? 2 : 1), "read back"))
-        printf("  [%d] target word now %ld\n", rank, back);
+        printf("  [%d] target word now %ld; the same word here %ld\n", rank, back,
+               heap[word / 8]);
     fflush(stdout);
 }
 

@@ -69,6 +69,14 @@ int weftx_info_scale_row(size_t i, struct weftx_info_scale_row *r); /* 0, or -1 
 /* The conditions this process's job meets (after shmem_init). */
 unsigned weftx_info_scale_when(void);
 
+/* After shmem_init with libfabric opened: one line of what weft uses on
+ * its provider (atomics, counting puts, RMA events, remote CQ data, inject
+ * size, fence, MR mode, progress, quiet, multi-receive), then the
+ * operations those rest on, executed against this PE on an endpoint of
+ * their own. A provider that faults takes the process with it: run it in
+ * a process of its own (weft-info --providers does). */
+void weftx_info_probe_provider(FILE *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -86,3 +86,8 @@ WEFT_EXPORT int weftx_info_scale_row(size_t i, struct weftx_info_scale_row *r)
 }
 
 WEFT_EXPORT unsigned weftx_info_scale_when(void) { return weft_scale_when(); }
+
+WEFT_EXPORT void weftx_info_probe_provider(FILE *out)
+{
+    weft_transport_probe(out);
+}

@@ -677,6 +677,8 @@ static inline void weft_transport_describe(FILE *out)
     weft_ofi_describe(out);
     weft_onnode_describe(out);
 }
+/* weft-info --providers: the provider's line and what was executed on it. */
+static inline void weft_transport_probe(FILE *out) { weft_ofi_probe(out); }
 
 #pragma GCC visibility pop
 

@@ -207,6 +207,9 @@ const char *weft_ofi_provider_name(void);
 /* The libfabric API version weft asks for (its headers'). */
 uint32_t weft_ofi_api_version(void);
 void weft_ofi_describe(FILE *out); /* provider, mr_mode, limits, AMO table */
+/* weft-info --providers: weft's decisions on this provider in one line,
+ * then the operations they rest on, executed against this PE (ofi_probe.c). */
+void weft_ofi_probe(FILE *out);
 /* 1 if a CPU atomic on this PE's own memory is atomic with respect to the
  * atomics peers apply to it through libfabric on type dt. */
 int weft_ofi_amo_cpu_coherent(enum weft_dtype dt);

@@ -151,7 +151,8 @@ static int progress_thread_wanted(void)
 /* udp;ofi_rxd (libfabric 1.17 to 2.x): a fetching or compare atomic
  * leaves the transmit entry's segment count unset, which corrupts the
  * peer's transmit list and faults in the next progress, and
- * fi_inject_atomic returns -FI_EAGAIN forever (docs/providers.md,
+ * fi_inject_atomic looks the peer up by the remote address instead of
+ * the destination (-FI_EAGAIN forever, or the wrong peer: docs/providers.md,
  * "udp;ofi_rxd: native atomics"). Every atomic goes to software there. */
 int weft_ofi_native_atomics_broken(const char *prov)
 {
@@ -176,11 +177,12 @@ static struct wants read_wants(const char *prov)
         if (!strcmp(amo, "native"))
             weft_fatal("shmem_init",
                        "WEFT_AMO=native: provider %s has no working native atomics (fetching "
-                       "and compare atomics corrupt its transmit list, fi_inject_atomic never "
-                       "issues); use WEFT_AMO=auto or software",
+                       "and compare atomics corrupt its transmit list, fi_inject_atomic picks "
+                       "its peer by the remote address); use WEFT_AMO=auto or software",
                        prov);
         weft_debug("ofi: %s: atomics in software (its native fetching atomics corrupt its "
-                   "transmit list and its injected atomics never issue)",
+                   "transmit list and its injected atomics pick their peer by the remote "
+                   "address)",
                    prov);
         w.atomic = 0;
     }
