@@ -11,22 +11,29 @@
 
 #define AREA 8192
 
+#define MARGIN 32 /* bytes either side of a copy checked untouched */
+
 static unsigned char area[AREA], model[AREA];
 
-static void fill(void)
+static void fill(size_t from, size_t to)
 {
-    for (size_t i = 0; i < AREA; i++)
+    for (size_t i = from; i < to; i++)
         area[i] = model[i] = (unsigned char)(i * 131 + 7);
 }
 
-/* Copy len bytes from offset so to offset do of the area; 1 if the result
- * equals memmove's. */
+/* Copy len bytes from offset src_at to offset dst_at of the area; 1 if the
+ * result equals memmove's on both copies and MARGIN bytes around them
+ * (only that window is filled and compared: the test also runs under
+ * qemu). */
 static int same_as_memmove(size_t dst_at, size_t src_at, size_t len)
 {
-    fill();
+    size_t lo = (dst_at < src_at ? dst_at : src_at), hi = (dst_at > src_at ? dst_at : src_at) + len;
+    lo = lo > MARGIN ? lo - MARGIN : 0;
+    hi = hi + MARGIN < AREA ? hi + MARGIN : AREA;
+    fill(lo, hi);
     weft_copy_once(area + dst_at, area + src_at, len);
     memmove(model + dst_at, model + src_at, len);
-    return memcmp(area, model, AREA) == 0;
+    return memcmp(area + lo, model + lo, hi - lo) == 0;
 }
 
 int main(void)
