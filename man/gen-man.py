@@ -22,6 +22,7 @@ makes `man NAME` show the family's page.
 
   gen-man.py --cc CC --include DIR [--include DIR]... --pages pages.txt --tunables tunables.def
              --routines LIST --version V --out DIR [--help-of NAME=PROGRAM]...
+             [--emulator 'PROGRAM;ARG;...']
 """
 import argparse
 import ast
@@ -185,6 +186,9 @@ def main():
     ap.add_argument("--version", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--help-of", action="append", default=[])
+    # A cross build runs the tools' --help under this command: qemu-aarch64
+    # and its options, a CMake list (';' between the arguments).
+    ap.add_argument("--emulator", default="")
     a = ap.parse_args()
 
     pages = parse_pages(a.pages)
@@ -278,7 +282,7 @@ def main():
         if "include-help" in p:
             prog = helps.get(p["include-help"])
             if prog:
-                res = subprocess.run([prog, "--help"], capture_output=True, text=True)
+                res = subprocess.run([x for x in a.emulator.split(";") if x] + [prog, "--help"], capture_output=True, text=True)
                 usage = (res.stdout or res.stderr).rstrip("\n")
                 out += [".SH USAGE", "The program's own summary (\\fB%s \\-\\-help\\fR):"
                         % p["include-help"], ".PP", ".nf", ".RS 2"]

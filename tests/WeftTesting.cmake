@@ -120,6 +120,17 @@ if(WEFT_SANITIZE)
 else()
   set(_weft_time_scale 1)
 endif()
+# A cross build (cmake/toolchain-aarch64-linux-gnu.cmake) runs every job
+# under qemu-user, the launcher and each PE: the emulator is named before
+# both, so no binfmt_misc registration is needed, and the limits stretch
+# with the emulation (several times slower than native).
+set(_weft_emulator "")
+if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR)
+  set(_weft_emulator ${CMAKE_CROSSCOMPILING_EMULATOR})
+  set(WEFT_TEST_EMULATOR_TIME_SCALE "5" CACHE STRING
+      "Factor on job time limits when the tests run under CMAKE_CROSSCOMPILING_EMULATOR")
+  math(EXPR _weft_time_scale "${_weft_time_scale} * ${WEFT_TEST_EMULATOR_TIME_SCALE}")
+endif()
 # Under ThreadSanitizer every job reads tests/tsan.supp (what libfabric,
 # which is not instrumented, would otherwise make TSan report).
 set(_weft_sanitizer_env "")
@@ -248,8 +259,8 @@ function(weft_job_test)
       set(name ${base}.np${np}.${prov})
       add_test(NAME ${name}
                COMMAND ${wrap} ${CMAKE_COMMAND} -E env ${env}
-                       ${launcher} ${WEFT_TEST_LAUNCHER_NP_FLAG} ${np}
-                       $<TARGET_FILE:${prog}> ${T_ARGS})
+                       ${_weft_emulator} ${launcher} ${WEFT_TEST_LAUNCHER_NP_FLAG} ${np}
+                       ${_weft_emulator} $<TARGET_FILE:${prog}> ${T_ARGS})
       if(T_PROCESSORS)
         set(procs ${T_PROCESSORS})
       else()

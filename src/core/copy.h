@@ -12,9 +12,11 @@
  * Sizes 1, 2, 4 and 8 are one store each (single-copy atomic when
  * aligned); up to WEFT_COPY_LOOP_MAX bytes a loop of 16-byte stores then
  * one store per remaining power of two, never overlapping; larger copies
- * one `rep movsb`, which stores each byte once and is as fast as memmove
- * from a few KiB up on CPUs with ERMS/FSRM (figures in
- * docs/performance.md). */
+ * on x86-64 one `rep movsb`, which stores each byte once and is as fast as
+ * memmove from a few KiB up on CPUs with ERMS/FSRM (figures in
+ * docs/performance.md). Elsewhere (aarch64) every size takes the loop of
+ * 16-byte stores (ldr/str q on aarch64), backwards when the destination
+ * starts inside the source. */
 #ifndef WEFT_COPY_H
 #define WEFT_COPY_H
 
@@ -29,6 +31,9 @@
 typedef uint16_t __attribute__((may_alias, aligned(1))) weft_u16_any;
 typedef uint32_t __attribute__((may_alias, aligned(1))) weft_u32_any;
 typedef uint64_t __attribute__((may_alias, aligned(1))) weft_u64_any;
+#if !defined(__x86_64__)
+typedef unsigned char __attribute__((vector_size(16), may_alias, aligned(1))) weft_v16_any;
+#endif
 
 /* Forward, non-overlapping stores; the empty asm keeps the compiler from
  * turning the loop back into a memcpy call. */
@@ -37,6 +42,11 @@ static inline void weft_copy_once_loop(char *d, const char *s, size_t len)
 #if defined(__x86_64__)
     for (; len >= 16; len -= 16, d += 16, s += 16) {
         _mm_storeu_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
+        __asm__("" : "+r"(d), "+r"(s));
+    }
+#else
+    for (; len >= 16; len -= 16, d += 16, s += 16) {
+        *(weft_v16_any *)(void *)d = *(const weft_v16_any *)(const void *)s;
         __asm__("" : "+r"(d), "+r"(s));
     }
 #endif
@@ -76,13 +86,23 @@ static inline void weft_copy_once_any(char *d, const char *s, size_t len)
     }
     __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(len) : : "memory");
 #else
-    volatile char *vd = d;
-    if ((uintptr_t)d - (uintptr_t)s < len)
-        for (size_t i = len; i-- > 0;)
-            vd[i] = s[i];
-    else
-        for (size_t i = 0; i < len; i++)
-            vd[i] = s[i];
+    if ((uintptr_t)d - (uintptr_t)s >= len) {
+        weft_copy_once_loop(d, s, len);
+        return;
+    }
+    /* The destination starts inside the source: from the end down, each
+     * block read before any store reaches it. */
+    d += len;
+    s += len;
+    for (; len >= 16; len -= 16) {
+        d -= 16, s -= 16;
+        *(weft_v16_any *)(void *)d = *(const weft_v16_any *)(const void *)s;
+        __asm__("" : "+r"(d), "+r"(s));
+    }
+    while (len--) {
+        *--d = *--s;
+        __asm__("" : "+r"(d), "+r"(s));
+    }
 #endif
 }
 
