@@ -155,8 +155,8 @@ static int heap_grow(size_t end)
                   want, strerror(errno));
         return -1;
     }
-    /* Plain stores of a growing bound that threads of the program may be
-     * reading: one that reads the old bound takes the checked path. */
+    /* Bounds that other threads may be reading: one that still sees the
+     * old bound has no block past it (it got none from this allocation). */
     __atomic_store_n(&h->size, want, __ATOMIC_RELAXED);
     uint64_t old_limit = old - WEFT_FAST_MAX;
     if (__atomic_load_n(&weft_fast_heap_limit, __ATOMIC_RELAXED) == old_limit) {
