@@ -124,6 +124,14 @@ int shmemx_neighbor_alltoallmem(shmemx_federation_t fed, shmem_team_t parent_tea
 WEFT_RMA_TYPES(WEFT_NEIGHBOR_DECL)
 #undef WEFT_NEIGHBOR_DECL
 
+/* ---- the symmetric heap ----
+ * This PE's heap in bytes (the same on every PE): *size backed so far for
+ * the program (it grows as allocations need unless SHMEM_SYMMETRIC_SIZE
+ * fixes it), *used in the program's live blocks, *limit the most it may
+ * grow to (a single allocation of that much can succeed when nothing else
+ * is allocated). Any argument may be NULL. */
+void shmemx_heap_info(size_t *size, size_t *used, size_t *limit);
+
 /* ---- counting puts ---- */
 typedef struct weft_ct *shmemx_ct_t;
 void shmemx_ct_create(shmemx_ct_t *ct);

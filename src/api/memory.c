@@ -6,6 +6,27 @@
 #include <string.h>
 
 #include "api/api.h"
+#include <shmemx.h>
+
+/* Why an allocation of size bytes got NULL: the fixed heap is full, or the
+ * heap grew as far as it may. */
+static void say_heap_full(const char *call, size_t size)
+{
+    if (weft_rt.heap_limit == weft_rt.heap_asked && weft_tun_is_set(WEFT_TUN_SYMMETRIC_SIZE)) {
+        weft_warn(call,
+                  "cannot allocate %zu bytes from the symmetric heap (SHMEM_SYMMETRIC_SIZE "
+                  "is %zu bytes); raise SHMEM_SYMMETRIC_SIZE (e.g. SHMEM_SYMMETRIC_SIZE=2G)",
+                  size, weft_rt.heap_asked);
+        return;
+    }
+    size_t used = weft_heap_in_use() - weft_rt.heap_own_used;
+    weft_warn(call,
+              "cannot allocate %zu bytes from the symmetric heap: %zu bytes are in use and it "
+              "grows to at most %zu bytes per PE (%s; SHMEM_SYMMETRIC_SIZE is not set)",
+              size, used, weft_rt.heap_limit,
+              weft_tun_is_set(WEFT_TUN_HEAP_LIMIT) ? "WEFT_HEAP_LIMIT"
+                                                   : "the machine's memory, or WEFT_HEAP_LIMIT");
+}
 
 /* zero: clear the block before the closing barrier, so a peer's put made
  * right after the call returns is never wiped. The barrier also checks
@@ -26,10 +47,7 @@ static void *sym_alloc(const char *call, size_t align, size_t size, int zero,
     if (!p && size > 0 && align > ((size_t)1 << 30))
         weft_warn(call, "alignment=%zu is larger than the 1 GiB weft supports", align);
     else if (!p && size > 0)
-        weft_warn(call,
-                  "cannot allocate %zu bytes from the symmetric heap (SHMEM_SYMMETRIC_SIZE "
-                  "is %zu bytes); raise SHMEM_SYMMETRIC_SIZE (e.g. SHMEM_SYMMETRIC_SIZE=2G)",
-                  size, weft_rt.heap_asked);
+        say_heap_full(call, size);
     return p;
 }
 
@@ -111,8 +129,23 @@ void *shmem_realloc(void *ptr, size_t size)
     weft_barrier_all_agreeing("shmem_realloc", WEFT_AGREE_RESULT, p, WEFT_ARG_PTR,
                               (uint64_t)(uintptr_t)ptr, WEFT_ARG_SIZE, size);
     if (!p)
-        weft_warn("shmem_realloc", "cannot grow to %zu bytes; raise SHMEM_SYMMETRIC_SIZE", size);
+        say_heap_full("shmem_realloc", size);
     return p;
+}
+
+void shmemx_heap_info(size_t *size, size_t *used, size_t *limit)
+{
+    weft_check_init("shmemx_heap_info");
+    if (size) {
+        /* The mapping is whole pages: its last one may go past the limit. */
+        size_t backed = __atomic_load_n(&weft_rt.seg[WEFT_SEG_HEAP].size, __ATOMIC_RELAXED) -
+                        weft_rt.heap_own;
+        *size = backed < weft_rt.heap_limit ? backed : weft_rt.heap_limit;
+    }
+    if (used)
+        *used = weft_heap_in_use() - weft_rt.heap_own_used;
+    if (limit)
+        *limit = weft_rt.heap_limit;
 }
 
 void *shmalloc(size_t size) WEFT_ALIAS_OF(shmem_malloc);

@@ -3,6 +3,7 @@
  * on-node path can map peers' heaps) and a deterministic allocator whose
  * bookkeeping lives outside the heap, so identical call sequences on every
  * PE give identical offsets and a stray remote write cannot corrupt it. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ unsigned long weft_heap_frees;
  * wait on another thread may look a block up meanwhile (weft_heap_live). */
 static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t nblocks, capblocks;
+static size_t bytes_in_use; /* in live blocks */
 
 static void blocks_insert(size_t at, struct weft_block b)
 {
@@ -72,49 +74,100 @@ static char *reserve_below_program(size_t size)
     return at;
 }
 
-void weft_heap_init(size_t size)
+/* The part of the reservation backed so far is grown in steps of this
+ * (or to the end of a larger allocation): a few system calls for a heap
+ * that grows by many small allocations. Pages cost memory only when
+ * touched, as in a fixed heap. */
+#define WEFT_HEAP_GROW_STEP ((size_t)64 << 20)
+
+static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+
+void weft_heap_init(size_t size, size_t span)
 {
-    long page = sysconf(_SC_PAGESIZE);
-    size = (size + (size_t)page - 1) & ~((size_t)page - 1);
+    size_t page = page_size();
+    size = (size + page - 1) & ~(page - 1);
     if (size == 0)
-        size = (size_t)page;
-    char *aligned = reserve_below_program(size);
+        size = page;
+    span = (span + page - 1) & ~(page - 1);
+    if (span < size)
+        span = size;
+    char *aligned = reserve_below_program(span);
     weft_rt.heap_below_program = aligned != NULL;
     if (!aligned) {
-        /* Reserve size + alignment of address space, keep an aligned window. */
-        char *resv = mmap(NULL, size + WEFT_HEAP_BASE_ALIGN, PROT_NONE,
+        /* Reserve span + alignment of address space, keep an aligned window. */
+        char *resv = mmap(NULL, span + WEFT_HEAP_BASE_ALIGN, PROT_NONE,
                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (resv == MAP_FAILED)
             weft_fatal("shmem_init",
                        "cannot reserve %zu bytes of address space for the symmetric heap; lower "
-                       "SHMEM_SYMMETRIC_SIZE", size);
+                       "%s", span, span > size ? "WEFT_HEAP_LIMIT" : "SHMEM_SYMMETRIC_SIZE");
         aligned = (char *)(((uintptr_t)resv + WEFT_HEAP_BASE_ALIGN - 1) &
                            ~(uintptr_t)(WEFT_HEAP_BASE_ALIGN - 1));
         if (aligned > resv)
             munmap(resv, (size_t)(aligned - resv));
-        munmap(aligned + size, (size_t)(resv + WEFT_HEAP_BASE_ALIGN - aligned));
+        munmap(aligned + span, (size_t)(resv + WEFT_HEAP_BASE_ALIGN - aligned));
     }
 
+    /* The file is as long as the backed part; the mapping covers the whole
+     * reservation, so growing is a longer file, here and in every peer's
+     * mapping of it (onnode.c) at once. */
     int fd = memfd_create("weft-symmetric-heap", MFD_CLOEXEC);
     void *base = MAP_FAILED;
     if (fd >= 0 && ftruncate(fd, (off_t)size) == 0)
-        base = mmap(aligned, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+        base = mmap(aligned, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
     if (base == MAP_FAILED) {
         /* No memfd (old kernel, seccomp): private memory still works
-         * through the provider, just not for direct on-node access. */
+         * through the provider, just not for direct on-node access; the
+         * reservation stays PROT_NONE past the backed part. */
         if (fd >= 0)
             close(fd);
         fd = -1;
-        base = mmap(aligned, size, PROT_READ | PROT_WRITE,
+        base = mmap(aligned, span, PROT_NONE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
-        if (base == MAP_FAILED)
+        if (base == MAP_FAILED || mprotect(base, size, PROT_READ | PROT_WRITE) != 0)
             weft_fatal("shmem_init",
                        "cannot map a symmetric heap of %zu bytes; lower SHMEM_SYMMETRIC_SIZE", size);
     }
     weft_rt.seg[WEFT_SEG_HEAP] = (struct weft_segment){base, size, fd};
+    weft_rt.heap_span = span;
     weft_fast_set_bases(base, weft_fast_data_base);
     nblocks = 0;
-    blocks_insert(0, (struct weft_block){0, size, 0});
+    blocks_insert(0, (struct weft_block){0, span, 0});
+}
+
+/* Back the heap up to at least `end` bytes: a longer file (or more of the
+ * private reservation made accessible), then the bounds the checks use.
+ * Every PE makes the same allocations, so every PE grows alike, each
+ * before the allocation's barrier: past it the new part is reachable on
+ * every path (peers map the whole reservation, libfabric registered it).
+ * Returns 0, or -1 when the system refuses (the heap stays as it was). */
+static int heap_grow(size_t end)
+{
+    struct weft_segment *h = &weft_rt.seg[WEFT_SEG_HEAP];
+    size_t page = page_size(), old = h->size;
+    size_t want = old + WEFT_HEAP_GROW_STEP > end ? old + WEFT_HEAP_GROW_STEP : end;
+    want = (want + page - 1) & ~(page - 1);
+    if (want > weft_rt.heap_span)
+        want = weft_rt.heap_span;
+    if (h->fd >= 0 ? ftruncate(h->fd, (off_t)want) != 0
+                   : mprotect(h->base + old, want - old, PROT_READ | PROT_WRITE) != 0) {
+        weft_warn("shmem_malloc", "cannot grow the symmetric heap from %zu to %zu bytes: %s", old,
+                  want, strerror(errno));
+        return -1;
+    }
+    /* Bounds that other threads may be reading: one that still sees the
+     * old bound has no block past it (it got none from this allocation). */
+    __atomic_store_n(&h->size, want, __ATOMIC_RELAXED);
+    uint64_t old_limit = old - WEFT_FAST_MAX;
+    if (__atomic_load_n(&weft_fast_heap_limit, __ATOMIC_RELAXED) == old_limit) {
+        /* Without the window (onnode.h), p and g share the heap's bound. */
+        if (__atomic_load_n(&weft_fast_pg_limit, __ATOMIC_RELAXED) == old_limit)
+            __atomic_store_n(&weft_fast_pg_limit, want - WEFT_FAST_MAX, __ATOMIC_RELAXED);
+        __atomic_store_n(&weft_fast_heap_limit, want - WEFT_FAST_MAX, __ATOMIC_RELAXED);
+    }
+    weft_debug("symmetric heap grown from %zu to %zu bytes (%zu reserved)", old, want,
+               weft_rt.heap_span);
+    return 0;
 }
 
 void weft_heap_fini(void)
@@ -123,12 +176,14 @@ void weft_heap_fini(void)
     weft_fast_pg_limit = weft_fast_heap_limit = 0;
     weft_fast_set_bases(NULL, weft_fast_data_base);
     if (s->base)
-        munmap(s->base, s->size);
+        munmap(s->base, weft_rt.heap_span);
     if (s->fd >= 0)
         close(s->fd);
     *s = (struct weft_segment){NULL, 0, -1};
+    weft_rt.heap_span = 0;
     free(blocks);
     blocks = NULL;
+    bytes_in_use = 0;
     __atomic_fetch_add(&weft_heap_frees, 1, __ATOMIC_RELAXED);
     nblocks = capblocks = 0;
 }
@@ -149,7 +204,7 @@ static void *heap_alloc_locked(size_t align, size_t size)
         align = WEFT_HEAP_MIN_ALIGN;
     if (align > WEFT_HEAP_BASE_ALIGN)
         return NULL; /* could not be the same offset on every PE */
-    if (size > weft_rt.seg[WEFT_SEG_HEAP].size)
+    if (size > weft_rt.heap_span)
         return NULL;
     size = (size + WEFT_HEAP_MIN_ALIGN - 1) & ~(size_t)(WEFT_HEAP_MIN_ALIGN - 1);
     if (size == 0)
@@ -161,9 +216,12 @@ static void *heap_alloc_locked(size_t align, size_t size)
         size_t start = (b.off + align - 1) & ~(align - 1);
         if (start - b.off > b.size || b.size - (start - b.off) < size)
             continue;
+        if (start + size > weft_rt.seg[WEFT_SEG_HEAP].size && heap_grow(start + size) != 0)
+            return NULL;
         /* Split into [pad][used][rest]. */
         size_t pad = start - b.off, rest = b.size - pad - size;
         blocks[i] = (struct weft_block){start, size, 1};
+        bytes_in_use += size;
         if (rest)
             blocks_insert(i + 1, (struct weft_block){start + size, rest, 0});
         if (pad)
@@ -203,6 +261,14 @@ static size_t block_holding(size_t off)
     return lo;
 }
 
+size_t weft_heap_in_use(void)
+{
+    pthread_mutex_lock(&blocks_lock);
+    size_t n = bytes_in_use;
+    pthread_mutex_unlock(&blocks_lock);
+    return n;
+}
+
 int weft_heap_live(const void *p, size_t len, const char **block, size_t *block_size)
 {
     char *base = weft_rt.seg[WEFT_SEG_HEAP].base;
@@ -238,6 +304,7 @@ void weft_heap_free(void *p)
                    "already freed)", p);
     }
     blocks[i].used = 0;
+    bytes_in_use -= blocks[i].size;
     __atomic_fetch_add(&weft_heap_frees, 1, __ATOMIC_RELAXED);
     if (i + 1 < nblocks && !blocks[i + 1].used) {
         blocks[i].size += blocks[i + 1].size;

@@ -73,9 +73,20 @@ struct weft_runtime {
     int thread_level;
     int boot_up; /* the launcher connection is open (abort can reach it) */
     struct weft_segment seg[WEFT_NSEGS];
-    /* SHMEM_SYMMETRIC_SIZE: what the program may allocate. The heap's
-     * mapping is larger by weft's own symmetric data (init.c). */
+    /* The program's heap at start-up: SHMEM_SYMMETRIC_SIZE, or its
+     * default when the heap grows. The heap's mapping is larger by weft's
+     * own symmetric data, heap_own bytes (init.c). */
     size_t heap_asked;
+    size_t heap_own;
+    /* The most the program may allocate in all: SHMEM_SYMMETRIC_SIZE when
+     * set (then the heap is fixed, heap_limit == heap_asked), else
+     * WEFT_HEAP_LIMIT or the machine's memory. Address space for
+     * heap_limit + heap_own bytes (heap_span) is reserved at start-up and
+     * mapped on every path; seg[WEFT_SEG_HEAP].size is the part backed so
+     * far, which collective allocations grow (heap.c). */
+    size_t heap_limit;
+    size_t heap_span;
+    size_t heap_own_used; /* bytes in live blocks at the end of shmem_init */
     struct weft_internal_sym *sym; /* library-private symmetric area */
     char hostname[256];
     uint64_t *pe_host; /* host identity of every PE (runtime/node.c), during init */
@@ -187,6 +198,13 @@ extern __thread struct weft_wait_rec weft_wait __attribute__((tls_model("initial
 /* Largest object the fast path's single bounds compare covers. */
 #define WEFT_FAST_MAX 64
 
+/* A segment's size now: the heap's grows at collective allocations while
+ * other threads (the progress thread, the program's) may read it. */
+static inline size_t weft_seg_size(int s)
+{
+    return __atomic_load_n(&weft_rt.seg[s].size, __ATOMIC_RELAXED);
+}
+
 /* Resolve a local symmetric address of `len` bytes to its segment and offset.
  * Returns 0 on success, -1 if any byte is outside every symmetric segment. */
 static inline int weft_sym_resolve(const void *addr, size_t len, int *seg, uint64_t *off)
@@ -194,7 +212,8 @@ static inline int weft_sym_resolve(const void *addr, size_t len, int *seg, uint6
     uintptr_t a = (uintptr_t)addr;
     for (int s = 0; s < WEFT_NSEGS; s++) {
         uintptr_t d = a - (uintptr_t)weft_rt.seg[s].base;
-        if (d < weft_rt.seg[s].size && len <= weft_rt.seg[s].size - d) {
+        size_t size = weft_seg_size(s);
+        if (d < size && len <= size - d) {
             *seg = s;
             *off = d;
             return 0;
@@ -291,14 +310,25 @@ void weft_barrier_all_agreeing(const char *call, unsigned flags, const void *res
                                uint64_t v1);
 
 /* Symmetric heap allocator (core/heap.c). All collective callers pass the
- * same sizes in the same order so offsets agree on every PE. */
-void weft_heap_init(size_t size);
+ * same sizes in the same order so offsets agree on every PE. The heap is
+ * backed for size bytes and reserves span bytes of address space (span ==
+ * size: a fixed heap); an allocation that ends past the backed part grows
+ * it (the same way on every PE, before the allocation's barrier). */
+void weft_heap_init(size_t size, size_t span);
 void *weft_heap_alloc(size_t align, size_t size);
 void weft_heap_free(void *p);
 size_t weft_heap_usable(void *p);
+/* Bytes in live blocks, weft's own included. */
+size_t weft_heap_in_use(void);
 /* 1 if [p, p + len) lies inside one live block (or weft's own data), else 0;
  * that block in *block, *block_size. p must be inside the heap. */
 int weft_heap_live(const void *p, size_t len, const char **block, size_t *block_size);
+/* The address space a segment's mappings and registrations cover: the
+ * heap's whole reservation, the static data itself. */
+static inline size_t weft_seg_span(int s)
+{
+    return s == WEFT_SEG_HEAP ? weft_rt.heap_span : weft_rt.seg[s].size;
+}
 /* Blocks freed so far: a block found live stays live while this is unchanged. */
 extern unsigned long weft_heap_frees;
 void weft_heap_fini(void);

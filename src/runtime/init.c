@@ -121,6 +121,86 @@ static size_t internal_heap_bytes(size_t asked)
     return sym + weft_team_pool_bytes(weft_rt.n_pes, asked) + acks + first_use;
 }
 
+/* The most a growing heap may reach on this machine: its memory, or its
+ * control group's memory limit when lower. */
+static size_t machine_memory(void)
+{
+    size_t mem = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+    FILE *f = fopen("/sys/fs/cgroup/memory.max", "r"); /* "max" when unlimited */
+    if (f) {
+        unsigned long long cg;
+        if (fscanf(f, "%llu", &cg) == 1 && cg < mem)
+            mem = (size_t)cg;
+        fclose(f);
+    }
+    return mem;
+}
+
+/* This PE's proposal for the heap's limit: SHMEM_SYMMETRIC_SIZE fixes the
+ * heap; otherwise WEFT_HEAP_LIMIT, or the machine's memory. */
+static size_t heap_limit_proposal(void)
+{
+    if (weft_tun_is_set(WEFT_TUN_SYMMETRIC_SIZE))
+        return weft_tun_size(WEFT_TUN_SYMMETRIC_SIZE);
+    size_t set = weft_tun_size(WEFT_TUN_HEAP_LIMIT);
+    return set ? set : machine_memory();
+}
+
+/* Address space all the heap reservations of one process may take: its
+ * own and a mapping of each node peer's (onnode.c), a small part of the
+ * 128 TiB a process has. */
+#define WEFT_HEAP_ADDRESS_BUDGET ((size_t)16 << 40)
+/* And at most this in any case: counting puts name a counter by its heap
+ * offset in 40 bits of a write's immediate data (transport/ofi/ofi.h). */
+#define WEFT_HEAP_GROW_MAX (((size_t)1 << 40) - ((size_t)1 << 30))
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The most PEs any one host of the job runs (the same answer on every PE). */
+static int most_pes_per_host(void)
+{
+    int n = weft_rt.n_pes, most = 1, run = 1;
+    uint64_t *hosts = malloc((size_t)n * sizeof *hosts);
+    if (!hosts)
+        return n;
+    memcpy(hosts, weft_rt.pe_host, (size_t)n * sizeof *hosts);
+    qsort(hosts, (size_t)n, sizeof *hosts, cmp_u64);
+    for (int i = 1; i < n; i++) {
+        run = hosts[i] == hosts[i - 1] ? run + 1 : 1;
+        if (run > most)
+            most = run;
+    }
+    free(hosts);
+    return most;
+}
+
+/* The heap's sizes from the job's limit (the least any PE proposed): the
+ * program starts with SHMEM_SYMMETRIC_SIZE or its default, less when the
+ * limit is lower, and a heap that may grow is kept within the address
+ * space budget. Every input is the same on every PE. */
+static void size_heap(size_t asked, size_t limit)
+{
+    if (limit > asked) {
+        size_t budget = WEFT_HEAP_ADDRESS_BUDGET / ((size_t)most_pes_per_host() + 1);
+        if (budget > WEFT_HEAP_GROW_MAX)
+            budget = WEFT_HEAP_GROW_MAX;
+        if (limit > budget)
+            limit = budget > asked ? budget : asked;
+    }
+    if (asked > limit)
+        asked = limit;
+    weft_rt.heap_asked = asked;
+    weft_rt.heap_limit = limit;
+    /* Whole pages, so that the program's part of the mapping is what it
+     * was given. */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    weft_rt.heap_own = (internal_heap_bytes(asked) + page - 1) & ~(page - 1);
+}
+
 int weft_runtime_init(int requested, int *provided)
 {
     if (weft_rt.initialized) {
@@ -151,15 +231,17 @@ int weft_runtime_init(int requested, int *provided)
     size_t dsize = 0;
     if (weft_data_segment(&dbase, &dsize) != 0)
         dsize = 0;
-    weft_rt.heap_asked = weft_tun_size(WEFT_TUN_SYMMETRIC_SIZE);
-    size_t heap_bytes = weft_rt.heap_asked + internal_heap_bytes(weft_rt.heap_asked);
-    struct weft_layout layout = {0, weft_rt.heap_asked, heap_bytes, dsize,
-                                 (uint64_t)weft_tun_bool(WEFT_TUN_ONNODE), 0, ""};
+    size_t asked = weft_tun_size(WEFT_TUN_SYMMETRIC_SIZE);
+    size_t heap_bytes = asked + internal_heap_bytes(asked);
+    struct weft_layout layout = {0, asked, heap_bytes, dsize,
+                                 (uint64_t)weft_tun_bool(WEFT_TUN_ONNODE), 0, "", 0};
+    layout.heap_limit = heap_limit_proposal();
     weft_layout_string(&layout.topology_hash, layout.topology, sizeof layout.topology,
                        weft_tun_str(WEFT_TUN_TOPOLOGY));
-    weft_node_init(&layout);
+    weft_node_init(&layout); /* layout.heap_limit: now the job's */
     weft_topology_init(); /* needs pe_host; collective over the launcher */
-    weft_heap_init(heap_bytes);
+    size_heap(asked, layout.heap_limit);
+    weft_heap_init(weft_rt.heap_asked + weft_rt.heap_own, weft_rt.heap_limit + weft_rt.heap_own);
     weft_rt.sym = weft_heap_alloc(64, sizeof(struct weft_internal_sym));
     memset(weft_rt.sym, 0, sizeof *weft_rt.sym);
 
@@ -168,10 +250,11 @@ int weft_runtime_init(int requested, int *provided)
     /* before anything registers or maps it */
     weft_transport_share_static(weft_topology_ids(WEFT_TOPO_NODE),
                                 weft_topology_count(WEFT_TOPO_NODE));
-    weft_debug("heap %p+%zu, %zu more for weft's own, static data %p+%zu",
-               (void *)weft_rt.seg[WEFT_SEG_HEAP].base, weft_rt.heap_asked,
-               weft_rt.seg[WEFT_SEG_HEAP].size - weft_rt.heap_asked,
-               (void *)weft_rt.seg[WEFT_SEG_DATA].base, weft_rt.seg[WEFT_SEG_DATA].size);
+    weft_debug("heap %p+%zu, %zu more for weft's own, %s %zu; static data %p+%zu",
+               (void *)weft_rt.seg[WEFT_SEG_HEAP].base, weft_rt.heap_asked, weft_rt.heap_own,
+               weft_rt.heap_limit > weft_rt.heap_asked ? "grows up to" : "fixed at",
+               weft_rt.heap_limit, (void *)weft_rt.seg[WEFT_SEG_DATA].base,
+               weft_rt.seg[WEFT_SEG_DATA].size);
 
     if (weft_transport_init(requested >= WEFT_THREAD_MULTIPLE) != 0)
         weft_fatal("shmem_init", "cannot initialize the libfabric transport (set WEFT_DEBUG=1 "
@@ -188,6 +271,7 @@ int weft_runtime_init(int requested, int *provided)
                                                  : weft_fast_heap_limit;
     weft_team_init_predefined();
     weft_hang_init();
+    weft_rt.heap_own_used = weft_heap_in_use(); /* the program's use starts from here */
 
     /* MULTIPLE needs a domain every thread may drive at once
      * (FI_THREAD_SAFE); a provider without it gets SERIALIZED, as the spec

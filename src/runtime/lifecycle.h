@@ -28,6 +28,10 @@ struct weft_layout {
     uint64_t onnode;     /* WEFT_ONNODE: decides which exchanges follow */
     uint64_t topology_hash; /* WEFT_TOPOLOGY (the same), whole */
     char topology[48];      /* ... and its start, for the message */
+    /* The most this PE's heap may grow to (SHMEM_SYMMETRIC_SIZE when set,
+     * WEFT_HEAP_LIMIT or its memory otherwise): not compared, the job
+     * takes the least (weft_node_init leaves it in the caller's layout). */
+    uint64_t heap_limit;
 };
 /* Host identity of every PE (runtime/node.c), before the transport starts;
  * the same exchange carries each PE's layout to weft_layout_agree. */

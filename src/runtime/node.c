@@ -6,7 +6,8 @@
  * (pid and start time), so that a waiting PE can see whether a silent node
  * peer is stopped or gone (the hang report, runtime/hang.c). The same
  * exchange carries each PE's symmetric layout for agree.c to compare (no
- * exchange of its own). */
+ * exchange of its own), and the limit of each PE's heap, of which the job
+ * takes the least. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,8 @@ void weft_node_init(struct weft_layout *layout)
     weft_rt.single_node = 1;
     n_host_peers = 0;
     for (int i = 0; i < n; i++) {
+        if (cards[i].layout.heap_limit < layout->heap_limit)
+            layout->heap_limit = cards[i].layout.heap_limit;
         weft_rt.pe_host[i] = cards[i].layout.host;
         if (cards[i].layout.host != layout->host)
             weft_rt.single_node = 0;

@@ -112,7 +112,7 @@ int main(void)
 {
     /* The heap's placement is not what is tested here. */
     setenv("WEFT_HEAP_NEAR_PROGRAM", "0", 1);
-    weft_heap_init(HEAP_SIZE - 100); /* rounded up to whole pages */
+    weft_heap_init(HEAP_SIZE - 100, HEAP_SIZE - 100); /* rounded up to whole pages */
     UT_EQ(weft_rt.seg[WEFT_SEG_HEAP].size, HEAP_SIZE);
     UT_EQ((uintptr_t)base() % ((uintptr_t)1 << 30), 0);
 
@@ -154,7 +154,7 @@ int main(void)
     UT_CHECK(all == base(), "after the random run the heap is one block");
     weft_heap_free(all);
     weft_heap_fini();
-    weft_heap_init(HEAP_SIZE);
+    weft_heap_init(HEAP_SIZE, HEAP_SIZE);
     rng = seed;
     random_run(STEPS, second);
     UT_CHECK(!memcmp(first, second, sizeof first), "identical sequences, identical offsets");

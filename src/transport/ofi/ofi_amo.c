@@ -176,7 +176,8 @@ static void amo_req_handler(int src, uint32_t a0, const uint64_t *args, int narg
         seg >= WEFT_NSEGS)
         weft_fatal("weft_ofi_progress", "malformed atomic request from PE %d", src);
     size_t sz = weft_dtype_size((enum weft_dtype)dt);
-    if (off > weft_rt.seg[seg].size || weft_rt.seg[seg].size - off < sz || (off & (sz - 1)))
+    size_t seg_size = weft_seg_size((int)seg);
+    if (off > seg_size || seg_size - off < sz || (off & (sz - 1)))
         weft_fatal("weft_ofi_progress", "atomic request from PE %d at offset %" PRIu64
                    " outside segment %d or misaligned", src, off, seg);
     const char *p = payload;
@@ -255,8 +256,8 @@ static void signal_add_handler(int src, uint32_t a0, const uint64_t *args, int n
 {
     (void)payload;
     uint64_t off = nargs == 2 ? args[0] : 0;
-    if (nargs != 2 || len != 0 || a0 >= WEFT_NSEGS || off > weft_rt.seg[a0].size ||
-        weft_rt.seg[a0].size - off < sizeof(uint64_t) || (off & 7))
+    if (nargs != 2 || len != 0 || a0 >= WEFT_NSEGS || off > weft_seg_size((int)a0) ||
+        weft_seg_size((int)a0) - off < sizeof(uint64_t) || (off & 7))
         weft_fatal("weft_ofi_progress", "malformed collective signal from PE %d", src);
     __atomic_fetch_add((uint64_t *)(void *)(weft_rt.seg[a0].base + off), args[1],
                        __ATOMIC_RELEASE);

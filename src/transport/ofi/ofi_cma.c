@@ -222,7 +222,7 @@ void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine)
         struct weft_segment *sg = &weft_rt.seg[s];
         if (!sg->base || !sg->size)
             continue;
-        CMA_CHECK(fi_mr_reg(weft_ofi_cma.domain, sg->base, sg->size, FI_REMOTE_READ, 0,
+        CMA_CHECK(fi_mr_reg(weft_ofi_cma.domain, sg->base, weft_seg_span(s), FI_REMOTE_READ, 0,
                             (uint64_t)s, 0, &weft_ofi_cma.mr[s], NULL),
                   "fi_mr_reg");
     }

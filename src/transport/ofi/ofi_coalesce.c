@@ -231,7 +231,7 @@ static void batch_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
         size_t n = (size_t)((hdr >> REC_OFF_BITS) & ((1u << REC_LEN_BITS) - 1));
         unsigned seg = (unsigned)(hdr >> REC_SEG_SHIFT);
         if (seg >= WEFT_NSEGS || rec_size(n) > (size_t)(end - p) ||
-            off > weft_rt.seg[seg].size || weft_rt.seg[seg].size - off < n)
+            off > weft_seg_size((int)seg) || weft_seg_size((int)seg) - off < n)
             weft_fatal("weft_ofi_progress", "put batch from PE %d names offset %" PRIu64
                        " (%zu bytes) outside segment %u", src, off, n, seg);
         /* In order: a flag put after its data is never seen first. Each

@@ -84,8 +84,17 @@ static int register_segments(struct peer_blob *mine)
         mine->key[s] = 0;
         if (!sg->base || !sg->size)
             continue;
-        if (reg_one(sg->base, sg->size, access, (uint64_t)s, &weft_ofi.fab.mr[s]) != 0)
+        /* A heap that grows is registered whole, reservation included, once:
+         * its new parts are then reachable with the keys exchanged here. */
+        size_t span = weft_seg_span(s);
+        if (reg_one(sg->base, span, access, (uint64_t)s, &weft_ofi.fab.mr[s]) != 0) {
+            if (span > sg->size)
+                weft_fatal("shmem_init", "libfabric's %s provider cannot register the %zu bytes "
+                           "reserved for the symmetric heap to grow into; set "
+                           "SHMEM_SYMMETRIC_SIZE for a fixed heap (or lower WEFT_HEAP_LIMIT)",
+                           weft_ofi.fab.info->fabric_attr->prov_name, span);
             return -1;
+        }
         weft_ofi.fab.mr_desc[s] = fi_mr_desc(weft_ofi.fab.mr[s]);
         mine->key[s] = fi_mr_key(weft_ofi.fab.mr[s]);
         if (!weft_ofi.fab.prov_key && mine->key[s] != (uint64_t)s) {

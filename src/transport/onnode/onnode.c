@@ -143,7 +143,9 @@ static char *map_segment(int fd, int seg, char *view)
     if (fd < 0)
         return NULL;
     char *at = view ? view_slot(view, seg) : NULL;
-    char *p = mmap(at, weft_rt.seg[seg].size, PROT_READ | PROT_WRITE,
+    /* The whole reservation of a heap that grows: past the peer's file's
+     * end until it grows (heap.c), then without a new mapping. */
+    char *p = mmap(at, weft_seg_span(seg), PROT_READ | PROT_WRITE,
                    MAP_SHARED | (at ? MAP_FIXED : 0), fd, 0);
     return p == MAP_FAILED ? NULL : p;
 }
@@ -153,7 +155,7 @@ static char *map_segment(int fd, int seg, char *view)
 static void unmap_segment(int seg, int pe)
 {
     char *b = weft_onnode.base[seg][pe];
-    size_t size = weft_rt.seg[seg].size;
+    size_t size = weft_seg_span(seg);
     if (weft_onnode.view[pe])
         (void)mmap(b, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
                    -1, 0);
@@ -175,7 +177,7 @@ static void unmap_peers(void)
     for (int pe = 0; pe < weft_rt.n_pes; pe++) {
         for (int s = 0; s < WEFT_NSEGS; s++) {
             if (weft_onnode.base[s][pe] && pe != weft_rt.my_pe && !weft_onnode.view[pe])
-                munmap(weft_onnode.base[s][pe], weft_rt.seg[s].size);
+                munmap(weft_onnode.base[s][pe], weft_seg_span(s));
             weft_onnode.base[s][pe] = NULL;
         }
         if (weft_onnode.view[pe])
@@ -265,7 +267,7 @@ static int window_possible(void)
 {
     const struct weft_segment *h = &weft_rt.seg[WEFT_SEG_HEAP], *d = &weft_rt.seg[WEFT_SEG_DATA];
     return weft_rt.heap_below_program && weft_onnode.static_shared && h->fd >= 0 && d->fd >= 0 &&
-           d->size > 0 && d->base >= h->base + h->size;
+           d->size > 0 && d->base >= h->base + weft_rt.heap_span;
 }
 
 /* The rule of onnode.h, from information every PE has: the env, each PE's
