@@ -1,7 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Install rules for what lets other projects use an installed weft:
 #   <libdir>/pkgconfig/weft.pc             pkg-config --cflags --libs weft
-#   <libdir>/cmake/weft/weftConfig.cmake   find_package(weft) -> weft::weft
+#   <libdir>/pkgconfig/gasnet-weft-seq.pc  GASNet's name for a conduit and
+#     (-par, -parsync)                     mode: GASNet headers and
+#                                          libweft-gasnet only
+#   <libdir>/cmake/weft/weftConfig.cmake   find_package(weft) -> weft::weft,
+#                                          weft::gasnet (GASNet-only)
 #   (+ weftConfigVersion.cmake, weftTargets*.cmake)
 # The library, headers (src/CMakeLists.txt) and oshcc/oshc++/oshrun/weft-info
 # (tools/) install themselves. Include this file from the top level after
@@ -52,3 +56,24 @@ install(CODE "
   configure_file(\"${CMAKE_CURRENT_LIST_DIR}/weft.pc.in\" \"${CMAKE_BINARY_DIR}/cmake/weft.pc\" @ONLY)
 ")
 install(FILES ${CMAKE_BINARY_DIR}/cmake/weft.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+if(IS_ABSOLUTE "${WEFT_GASNET_ROOT}")
+  set(_weft_pc_GASNET_ROOT "${WEFT_GASNET_ROOT}")
+else()
+  set(_weft_pc_GASNET_ROOT "\\\${prefix}/${WEFT_GASNET_ROOT}")
+endif()
+foreach(_mode seq par parsync)
+  string(TOUPPER ${_mode} _define)
+  install(CODE "
+    set(WEFT_PC_PREFIX \"${_weft_pc_prefix}\")
+    set(WEFT_PC_LIBDIR \"${_weft_pc_LIBDIR}\")
+    set(WEFT_PC_GASNET_ROOT \"${_weft_pc_GASNET_ROOT}\")
+    set(WEFT_PC_MODE ${_mode})
+    set(WEFT_PC_DEFINE ${_define})
+    set(PROJECT_VERSION \"${PROJECT_VERSION}\")
+    set(WEFT_WRAPPER_EXTRA_FLAGS \"${WEFT_WRAPPER_EXTRA_FLAGS}\")
+    configure_file(\"${CMAKE_CURRENT_LIST_DIR}/gasnet-weft.pc.in\"
+                   \"${CMAKE_BINARY_DIR}/cmake/gasnet-weft-${_mode}.pc\" @ONLY)
+  ")
+  install(FILES ${CMAKE_BINARY_DIR}/cmake/gasnet-weft-${_mode}.pc
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()

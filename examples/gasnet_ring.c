@@ -6,7 +6,8 @@
  * named barrier orders everything, and each node checks what arrived.
  *   oshrun -n 4 build/bin/gasnet_ring
  * Builds with oshcc, or through a GASNet makefile fragment:
- *   include <prefix>/include/weft-conduit/weft-seq.mak */
+ *   include <libdir>/weft/gasnet/include/weft-conduit/weft-seq.mak
+ * (weft's GASNet root: docs/gasnet.md) */
 #include <gasnet.h>
 
 #include <stdio.h>

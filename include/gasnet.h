@@ -12,7 +12,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stddef.h>
-#include <weft/version.h>
+#include <gasnet_config.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -37,13 +37,10 @@
 #define GASNET_VERSION 1
 #define GASNET_SPEC_VERSION_MAJOR 1
 #define GASNET_SPEC_VERSION_MINOR 8
-#define GASNET_RELEASE_VERSION_MAJOR WEFT_VERSION_MAJOR /* weft's version */
-#define GASNET_RELEASE_VERSION_MINOR WEFT_VERSION_MINOR
-#define GASNET_RELEASE_VERSION_PATCH WEFT_VERSION_PATCH
-#define GASNET_CONDUIT_WEFT 1
+/* The release version macros and GASNET_CONDUIT_WEFT: gasnet_config.h. */
 #define GASNET_CONDUIT_NAME WEFT
 #define GASNET_CONDUIT_NAME_STR "weft"
-#define GASNET_CONFIG_STRING "RELEASE=" WEFT_VERSION_STRING ",SPEC=1.8,CONDUIT=WEFT,THREADS=" GASNET_CONFIG_THREADS ",SEGMENT=FAST"
+#define GASNET_CONFIG_STRING "RELEASE=" WEFT_GASNET_VERSION_STRING ",SPEC=1.8,CONDUIT=WEFT,THREADS=" GASNET_CONFIG_THREADS ",SEGMENT=FAST"
 
 /* The segment is a block of weft's symmetric heap, mapped by node peers. */
 #define GASNET_SEGMENT_FAST 1
@@ -61,6 +58,10 @@
 
 #define GASNET_BARRIERFLAG_ANONYMOUS 1
 #define GASNET_BARRIERFLAG_MISMATCH 2
+/* A barrier every node enters anonymously (GASNet's extension): it
+ * includes GASNET_BARRIERFLAG_ANONYMOUS, and weft treats it as that. */
+#define WEFT_GASNET_BARRIERFLAG_UNNAMED_BIT 8
+#define GASNET_BARRIERFLAG_UNNAMED (GASNET_BARRIERFLAG_ANONYMOUS | WEFT_GASNET_BARRIERFLAG_UNNAMED_BIT)
 
 #define GASNET_WAIT_SPIN 0
 #define GASNET_WAIT_BLOCK 1
@@ -95,6 +96,15 @@ typedef struct {
 typedef struct {
     pthread_mutex_t m;
 } gasnet_hsl_t;
+/* gasnet_getNodeInfo's entry (GASNet's extension): the node's host, its
+ * shared-memory supernode (the nodes whose segments this process maps
+ * directly) and, within it, what to add to an address in that node's
+ * segment to reach it from here. */
+typedef struct {
+    gasnet_node_t host;
+    gasnet_node_t supernode;
+    uintptr_t offset;
+} gasnet_nodeinfo_t;
 
 #define GASNET_INVALID_HANDLE ((gasnet_handle_t)0)
 #define GASNET_HSL_INITIALIZER {PTHREAD_MUTEX_INITIALIZER}
@@ -105,6 +115,7 @@ int weft_gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t s
                        uintptr_t minheapoffset);
 void weft_gasnet_exit(int exitcode) __attribute__((noreturn));
 int weft_gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries);
+int weft_gasnet_getNodeInfo(gasnet_nodeinfo_t *nodeinfo_table, int numentries);
 uintptr_t weft_gasnet_getMaxLocalSegmentSize(void);
 uintptr_t weft_gasnet_getMaxGlobalSegmentSize(void);
 gasnet_node_t weft_gasnet_mynode(void);
@@ -288,6 +299,7 @@ int weft_gasnet_barrier_result(int *id);
 #define gasnet_attach weft_gasnet_attach
 #define gasnet_exit weft_gasnet_exit
 #define gasnet_getSegmentInfo weft_gasnet_getSegmentInfo
+#define gasnet_getNodeInfo weft_gasnet_getNodeInfo
 #define gasnet_getMaxLocalSegmentSize weft_gasnet_getMaxLocalSegmentSize
 #define gasnet_getMaxGlobalSegmentSize weft_gasnet_getMaxGlobalSegmentSize
 #define gasnet_mynode weft_gasnet_mynode
@@ -309,6 +321,15 @@ int weft_gasnet_barrier_result(int *id);
 #define gasnet_AMReplyShortM weft_gasnet_AMReplyShortM
 #define gasnet_AMReplyMediumM weft_gasnet_AMReplyMediumM
 #define gasnet_AMReplyLongM weft_gasnet_AMReplyLongM
+/* The variable-arity forms (GASNet's extension): (dest or token, handler,
+ * [payload,] numargs, args...), each argument a gasnet_handlerarg_t. */
+#define gasnet_AMRequestShort weft_gasnet_AMRequestShortM
+#define gasnet_AMRequestMedium weft_gasnet_AMRequestMediumM
+#define gasnet_AMRequestLong weft_gasnet_AMRequestLongM
+#define gasnet_AMRequestLongAsync weft_gasnet_AMRequestLongAsyncM
+#define gasnet_AMReplyShort weft_gasnet_AMReplyShortM
+#define gasnet_AMReplyMedium weft_gasnet_AMReplyMediumM
+#define gasnet_AMReplyLong weft_gasnet_AMReplyLongM
 #include <gasnet_arity.h>
 
 #define GASNET_BLOCKUNTIL(cond)                  \

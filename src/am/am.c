@@ -249,10 +249,41 @@ static void onnode_send(int pe, const struct weft_am_out *m)
     __atomic_store_n(&am.peer[pe]->exists, 1, __ATOMIC_RELEASE);
 }
 
+/* A message to this PE runs its handler at once, inside the call that
+ * sends it, as GASNet's conduits run requests to self: a thread spinning on
+ * puts or gets until such a handler sets a flag then ends without polling.
+ * A Medium handler gets a copy it may write to; a Long payload is copied
+ * into this PE's segment first. A request handler's reply to self nests
+ * one level (a reply handler never sends). */
+static void self_send(const struct weft_am_out *m)
+{
+    _Alignas(16) char medium[WEFT_AM_MAX_MEDIUM];
+    struct weft_am_in in = {.src = weft_rt.my_pe,
+                             .handler = m->handler,
+                             .kind = m->kind,
+                             .reply = m->reply,
+                             .nargs = m->nargs,
+                             .args = m->args,
+                             .len = m->len};
+    if (m->kind == WEFT_AM_MEDIUM) {
+        if (m->len)
+            memcpy(medium, m->payload, m->len);
+        in.payload = medium;
+    } else if (m->kind == WEFT_AM_LONG) {
+        char *dst = weft_rt.seg[WEFT_SEG_HEAP].base + m->dest_off;
+        if (m->len && dst != (const char *)m->payload)
+            memmove(dst, m->payload, m->len);
+        in.payload = dst;
+    }
+    weft_gn_deliver(&in);
+}
+
 void weft_am_send(const char *call, int pe, const struct weft_am_out *m)
 {
     (void)call; /* for messages of the paths that may fail one day */
-    if (WEFT_LIKELY(am.peer[pe] != NULL))
+    if (WEFT_UNLIKELY(pe == weft_rt.my_pe))
+        self_send(m);
+    else if (WEFT_LIKELY(am.peer[pe] != NULL))
         onnode_send(pe, m);
     else
         ofi_send(pe, m);
@@ -371,7 +402,10 @@ void weft_am_init(int threaded)
         am.peer[pe] = (struct am_area *)(void *)b;
         if (b) {
             am.senders[am.n_senders++] = pe;
-            weft_am_pos[pe].out = &am.peer[pe]->chan[weft_rt.my_pe];
+            /* Not to ourselves: the inline Short request then takes
+             * weft_am_send, which runs it at once (self_send). */
+            if (pe != weft_rt.my_pe)
+                weft_am_pos[pe].out = &am.peer[pe]->chan[weft_rt.my_pe];
             weft_am_pos[pe].area = am.peer[pe];
         }
         struct am_chan *c = &am.mine->chan[pe];

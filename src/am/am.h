@@ -16,8 +16,9 @@
  *    engine message); a Long payload is an RMA write completed at the
  *    target (quiet on the engine's own context) before the header leaves.
  *
- * Handlers run only inside the client's polls (weft_am_poll, from the
- * GASNet calls that poll or block): what libfabric delivers to the
+ * A message to the sending PE itself runs its handler at once, inside the
+ * send. Other handlers run only inside the client's polls (weft_am_poll,
+ * from the GASNet calls that poll or block): what libfabric delivers to the
  * transport's progress (any wait loop, the progress thread) is queued for
  * them. Each message is handed to weft_gn_deliver (src/gasnet/), their
  * one consumer.
@@ -155,7 +156,8 @@ static inline int weft_am_short_request(int pe, unsigned handler, int nargs, con
 void weft_am_init(int threaded);
 void weft_am_fini(void);
 
-/* Send to pe. A request waits for a free slot polling everything; a reply
+/* Send to pe (to this PE: the handler runs before it returns). A request
+ * waits for a free slot polling everything; a reply
  * (only from a request handler) polls replies only, which never send, so
  * two PEs replying to each other cannot deadlock. call names the API
  * routine in messages. */

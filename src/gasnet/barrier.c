@@ -98,8 +98,9 @@ void weft_gasnet_barrier_notify(int id, int flags)
     if (gb.notified)
         weft_fatal(call, "called twice without a gasnet_barrier_wait (or successful try) "
                          "in between");
-    if (flags & ~(GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_MISMATCH))
+    if (flags & ~(GASNET_BARRIERFLAG_UNNAMED | GASNET_BARRIERFLAG_MISMATCH))
         weft_fatal(call, "argument flags=%d is not 0 or GASNET_BARRIERFLAG_*", flags);
+    flags &= ~WEFT_GASNET_BARRIERFLAG_UNNAMED_BIT; /* unnamed is anonymous here */
     gb.notified = 1;
     gb.notify_id = id;
     gb.notify_flags = flags;
@@ -117,6 +118,7 @@ void weft_gasnet_barrier_notify(int id, int flags)
 /* The verdict of a completed barrier for this node's wait(id, flags). */
 static int finish(int id, int flags)
 {
+    flags &= ~WEFT_GASNET_BARRIERFLAG_UNNAMED_BIT; /* unnamed is anonymous here */
     int rc = GASNET_OK;
     if (gb.acc.flags & B_MISMATCH)
         rc = GASNET_ERR_BARRIER_MISMATCH;

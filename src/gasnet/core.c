@@ -10,11 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "core/lifeline.h"
 #include "core/scale.h"
 #include "gasnet/gasnet_internal.h"
 #include "weft_gasnet_dispatch.h"
 #include "runtime/lifecycle.h"
+#include "runtime/topology.h"
 
 struct weft_gn_state weft_gn;
 __thread struct weft_gasnet_token *weft_gn_cur __attribute__((tls_model("initial-exec")));
@@ -94,6 +97,8 @@ int weft_gasnet_init(int *argc, char ***argv, int thread_mode)
         weft_fatal("gasnet_init", "GASNET_PAR needs a thread-safe libfabric domain, which "
                                   "provider %s does not offer", weft_transport_provider_name());
     weft_gn.mode = thread_mode;
+    weft_gn.max_long = weft_tun_size(WEFT_TUN_GASNET_MAX_LONG);
+    weft_gn_signals_init();
     weft_gn.inited = 1;
     return GASNET_OK;
 }
@@ -263,6 +268,38 @@ int weft_gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries)
     return GASNET_OK;
 }
 
+/* Node locality: host is the node (the compute node, or a simulated one
+ * of WEFT_TOPOLOGY) numbered by its lowest GASNet node; supernode the
+ * nodes whose segments map each other (a host's nodes on the direct path,
+ * else each node alone); offset what to add to an address in a supernode
+ * peer's segment to reach it from here (0 before gasnet_attach, for this
+ * node and outside the supernode). */
+int weft_gasnet_getNodeInfo(gasnet_nodeinfo_t *nodeinfo_table, int numentries)
+{
+    const char *call = "gasnet_getNodeInfo";
+    if (!weft_gn.inited)
+        weft_fatal(call, "called before gasnet_init");
+    if (numentries < 0 || (numentries > 0 && !nodeinfo_table))
+        weft_fatal(call, "argument nodeinfo_table=%p with numentries=%d", (void *)nodeinfo_table,
+                   numentries);
+    int n = weft_rt.n_pes, me = weft_rt.my_pe;
+    int count = numentries < n ? numentries : n;
+    const int *node = weft_topology_ids(WEFT_TOPO_NODE);
+    /* On the direct path this node's heap is mapped here too. */
+    int direct = weft_transport_ptr(WEFT_SEG_HEAP, 0, me) != NULL;
+    for (int i = 0; i < count; i++) {
+        gasnet_node_t host = node ? (gasnet_node_t)node[i] : (gasnet_node_t)i;
+        uintptr_t offset = 0;
+        if (weft_gn.attached && i != me) {
+            char *mapped = weft_transport_ptr(WEFT_SEG_HEAP, weft_gn.seg_off, i);
+            if (mapped)
+                offset = (uintptr_t)mapped - (uintptr_t)weft_gn.info[i].addr;
+        }
+        nodeinfo_table[i] = (gasnet_nodeinfo_t){host, direct ? host : (gasnet_node_t)i, offset};
+    }
+    return GASNET_OK;
+}
+
 gasnet_node_t weft_gasnet_mynode(void)
 {
     if (!weft_gn.inited)
@@ -283,7 +320,9 @@ char *weft_gasnet_getenv(const char *s) { return s ? getenv(s) : NULL; }
 /* gasnet_exit ends the whole job. When every node calls it (the usual end
  * of a program) they finalize together and each exits with its own code,
  * quietly; a node that calls it alone waits a moment for the others, then
- * takes the job down through the launcher with its code. */
+ * takes the job down through the launcher with its code (the launcher's
+ * SIGTERM becomes the others' SIGQUIT, signal.c). A node already told that
+ * the job ends (its SIGQUIT handler calls this) leaves at once. */
 #define EXIT_WAIT_NS 2000000000LL
 static int exits_seen;
 static void exit_handler(gasnet_token_t tok, gasnet_handlerarg_t code)
@@ -297,7 +336,15 @@ void weft_gasnet_exit(int exitcode)
 {
     fflush(stdout);
     fflush(stderr);
-    if (!weft_gn.attached || weft_gn_cur)
+    weft_gn_signals_exiting();
+    if (weft_gn_job_ending() == 2) {
+        /* The launcher is ending the job (its status is set): go quietly. */
+        weft_lifeline_leaving();
+        weft_transport_abandon();
+        weft_shm_files_remove();
+        _exit(exitcode == 0 ? 0 : (exitcode & 0xff) ? exitcode & 0xff : 1);
+    }
+    if (!weft_gn.attached || weft_gn_cur || weft_gn_job_ending())
         weft_runtime_global_exit("gasnet_exit", exitcode);
     int n = weft_rt.n_pes;
     for (int pe = 0; pe < n; pe++) {
@@ -328,8 +375,8 @@ void weft_gasnet_exit(int exitcode)
 /* ---- active messages ----------------------------------------------------------- */
 
 size_t weft_gasnet_AMMaxMedium(void) { return WEFT_AM_MAX_MEDIUM; }
-size_t weft_gasnet_AMMaxLongRequest(void) { return WEFT_GN_MAX_LONG; }
-size_t weft_gasnet_AMMaxLongReply(void) { return WEFT_GN_MAX_LONG; }
+size_t weft_gasnet_AMMaxLongRequest(void) { return weft_gn.max_long; }
+size_t weft_gasnet_AMMaxLongReply(void) { return weft_gn.max_long; }
 
 void weft_gn_deliver(const struct weft_am_in *m)
 {
@@ -400,9 +447,11 @@ static int am_send(const char *call, gasnet_token_t tok, gasnet_node_t dest, gas
             weft_fatal(call, "argument nbytes=%zu exceeds gasnet_AMMaxMedium() = %d", nbytes,
                        WEFT_AM_MAX_MEDIUM);
     } else if (kind == WEFT_AM_LONG) {
-        if (WEFT_UNLIKELY(nbytes > WEFT_GN_MAX_LONG))
-            weft_fatal(call, "argument nbytes=%zu exceeds gasnet_AMMaxLong%s() = %zu", nbytes,
-                       tok ? "Reply" : "Request", WEFT_GN_MAX_LONG);
+        if (WEFT_UNLIKELY(nbytes > weft_gn.max_long))
+            weft_fatal(call,
+                       "argument nbytes=%zu exceeds gasnet_AMMaxLong%s() = %zu "
+                       "(WEFT_GASNET_MAX_LONG)",
+                       nbytes, tok ? "Reply" : "Request", weft_gn.max_long);
         m.dest_off = weft_gn_off(call, "dest_addr", dest, dest_addr, nbytes);
     }
     if (WEFT_UNLIKELY(nbytes && !src && kind != WEFT_AM_SHORT))

@@ -6,6 +6,11 @@
  * segment, libfabric writes and reads otherwise; completion is the
  * context's quiet (a fence and one load when nothing went to libfabric).
  *
+ * Polling: the blocking calls that leave gasnet.h's inline path, the
+ * waits on a handle and every try form run the handlers of what arrived
+ * (weft_gn_poll); initiations, and the waits of the implicit-handle forms,
+ * do not (they stay a few instructions when idle).
+ *
  * Handles: an operation that is complete on return (every on-node one, all
  * blocking and value forms) gives GASNET_INVALID_HANDLE; one left in
  * libfabric gives a marker that the next quiet completes, so syncing any
@@ -27,11 +32,17 @@ static __thread int region_pending __attribute__((tls_model("initial-exec")));
 static inline struct weft_ctx *ctx(void) { return &weft_ctx_default; }
 
 /* A blocking put returns with the data in the target's memory: through
- * libfabric that is the put and a quiet. */
+ * libfabric that is the put and a quiet. Then the poll. */
 static void blocking_put(uint64_t off, const void *src, size_t nbytes, gasnet_node_t node)
 {
     if (weft_transport_put(ctx(), WEFT_SEG_HEAP, off, src, nbytes, (int)node))
         weft_transport_quiet(ctx());
+    weft_gn_poll();
+}
+static void blocking_get(void *dest, uint64_t off, size_t nbytes, gasnet_node_t node)
+{
+    weft_transport_get(ctx(), dest, WEFT_SEG_HEAP, off, nbytes, (int)node);
+    weft_gn_poll();
 }
 
 void weft_gasnet_put(gasnet_node_t node, void *dest, void *src, size_t nbytes)
@@ -47,14 +58,12 @@ void weft_gasnet_put_bulk(gasnet_node_t node, void *dest, void *src, size_t nbyt
 void weft_gasnet_get(void *dest, gasnet_node_t node, void *src, size_t nbytes)
 {
     weft_gn_check("gasnet_get", node);
-    uint64_t off = weft_gn_off("gasnet_get", "src", node, src, nbytes);
-    weft_transport_get(ctx(), dest, WEFT_SEG_HEAP, off, nbytes, (int)node);
+    blocking_get(dest, weft_gn_off("gasnet_get", "src", node, src, nbytes), nbytes, node);
 }
 void weft_gasnet_get_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes)
 {
     weft_gn_check("gasnet_get_bulk", node);
-    uint64_t off = weft_gn_off("gasnet_get_bulk", "src", node, src, nbytes);
-    weft_transport_get(ctx(), dest, WEFT_SEG_HEAP, off, nbytes, (int)node);
+    blocking_get(dest, weft_gn_off("gasnet_get_bulk", "src", node, src, nbytes), nbytes, node);
 }
 
 /* Non-blocking put: the non-bulk form may reuse src on return, so it is a
@@ -126,6 +135,7 @@ static void complete(const char *call)
     if (WEFT_UNLIKELY(!weft_gn.attached))
         weft_gn_fail_attach(call);
     weft_transport_quiet(ctx());
+    weft_gn_poll();
 }
 
 void weft_gasnet_wait_syncnb(gasnet_handle_t h)
@@ -137,6 +147,8 @@ int weft_gasnet_try_syncnb(gasnet_handle_t h)
 {
     if (h)
         complete("gasnet_try_syncnb");
+    else
+        weft_gn_poll_progress();
     return GASNET_OK;
 }
 static int sync_list(const char *call, gasnet_handle_t *h, size_t n)
@@ -162,29 +174,37 @@ void weft_gasnet_wait_syncnb_some(gasnet_handle_t *h, size_t n)
 }
 int weft_gasnet_try_syncnb_all(gasnet_handle_t *h, size_t n)
 {
+    weft_gn_poll_progress();
     return sync_list("gasnet_try_syncnb_all", h, n);
 }
 int weft_gasnet_try_syncnb_some(gasnet_handle_t *h, size_t n)
 {
+    weft_gn_poll_progress();
     return sync_list("gasnet_try_syncnb_some", h, n);
 }
 
 void weft_gasnet_wait_syncnbi_puts(void) { weft_transport_quiet(ctx()); }
 void weft_gasnet_wait_syncnbi_gets(void) { weft_transport_quiet(ctx()); }
 void weft_gasnet_wait_syncnbi_all(void) { weft_transport_quiet(ctx()); }
+/* The waits for implicit-handle operations are a quiet and no more (an
+ * idle one is a few instructions); the try forms also poll, since clients
+ * loop on them. */
 int weft_gasnet_try_syncnbi_puts(void)
 {
     weft_transport_quiet(ctx());
+    weft_gn_poll_progress();
     return GASNET_OK;
 }
 int weft_gasnet_try_syncnbi_gets(void)
 {
     weft_transport_quiet(ctx());
+    weft_gn_poll_progress();
     return GASNET_OK;
 }
 int weft_gasnet_try_syncnbi_all(void)
 {
     weft_transport_quiet(ctx());
+    weft_gn_poll_progress();
     return GASNET_OK;
 }
 
@@ -253,7 +273,7 @@ static gasnet_register_value_t get_val(const char *call, gasnet_node_t node, voi
     check_val_size(call, nbytes);
     uint64_t off = weft_gn_off(call, "src", node, src, nbytes);
     gasnet_register_value_t v = 0;
-    weft_transport_get(ctx(), (char *)low_bytes(&v, nbytes), WEFT_SEG_HEAP, off, nbytes, (int)node);
+    blocking_get((char *)low_bytes(&v, nbytes), off, nbytes, node);
     return v;
 }
 gasnet_register_value_t weft_gasnet_get_val(gasnet_node_t node, void *src, size_t nbytes)
@@ -281,6 +301,7 @@ void weft_gasnet_memset(gasnet_node_t node, void *dest, int val, size_t nbytes)
 {
     if (do_memset("gasnet_memset", node, dest, val, nbytes))
         weft_transport_quiet(ctx());
+    weft_gn_poll();
 }
 gasnet_handle_t weft_gasnet_memset_nb(gasnet_node_t node, void *dest, int val, size_t nbytes)
 {

@@ -15,8 +15,7 @@
 
 #pragma GCC visibility push(hidden)
 
-#define WEFT_GN_MAX_LONG ((size_t)4 << 20) /* AMMaxLongRequest/Reply on every path */
-#define WEFT_GN_H_BARRIER 1                 /* internal handler indexes: 1..127 */
+#define WEFT_GN_H_BARRIER 1 /* internal handler indexes: 1..127 */
 #define WEFT_GN_H_EXIT 2
 
 struct weft_gasnet_token {
@@ -29,6 +28,7 @@ struct weft_gn_state {
     int inited;
     int attached;
     int mode;                  /* WEFT_GASNET_THREAD_MODE of gasnet_init */
+    size_t max_long;           /* AMMaxLongRequest/Reply (WEFT_GASNET_MAX_LONG) */
     void (*handlers[256])();
     uint64_t seg_off;          /* heap offset of the segment, the same on every node */
     gasnet_seginfo_t *info;    /* [node]: segment address there and size */
@@ -82,6 +82,30 @@ gasnet_handle_t weft_gn_get_nb(const char *call, void *dest, gasnet_node_t node,
 void weft_gn_note_region(gasnet_handle_t h);
 /* The handle of an operation left in libfabric (the next quiet completes it). */
 extern struct weft_gasnet_op weft_gn_pending_op;
+
+/* The poll of the extended API's calls that leave gasnet.h's inline path,
+ * as GASNet's conduits poll inside theirs: the handlers of what arrived
+ * (the call's own wait progressed libfabric), unless this thread is
+ * running a handler; the try forms progress libfabric first. */
+static inline void weft_gn_poll(void)
+{
+    if (weft_gn_cur == NULL)
+        weft_am_poll_local();
+}
+static inline void weft_gn_poll_progress(void)
+{
+    if (weft_gn_cur == NULL)
+        weft_am_poll();
+}
+
+/* signal.c: SIGQUIT on a remote exit or a terminating signal. */
+void weft_gn_signals_init(void);
+/* Once a converted signal ran: 1 when this process sent it (the job ends
+ * through the launcher), 2 when another did (the launcher is ending the
+ * job already); else 0. */
+int weft_gn_job_ending(void);
+/* From gasnet_exit: no more conversion here, signals act as before. */
+void weft_gn_signals_exiting(void);
 
 void weft_gn_barrier_handler(gasnet_token_t tok, gasnet_handlerarg_t phase,
                              gasnet_handlerarg_t round, gasnet_handlerarg_t flags,
