@@ -8,7 +8,13 @@ target_compile_options(weft-info PRIVATE ${WEFT_WARNINGS})
 target_include_directories(weft-info PRIVATE ${PROJECT_BINARY_DIR}/src)
 target_link_libraries(weft-info PRIVATE weft PkgConfig::FABRIC weft_traffic_json)
 file(RELATIVE_PATH _weft_info_rpath "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_LIBDIR}")
-set_target_properties(weft-info PROPERTIES INSTALL_RPATH "$ORIGIN/${_weft_info_rpath}")
+set(_weft_info_install_rpath "$ORIGIN/${_weft_info_rpath}")
+# The libfabric libweft loads (WEFT_LIBFABRIC_ROOT), when the loader would
+# not find it by itself: one libfabric in the process.
+if(NOT FABRIC_LIBDIR IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
+  list(APPEND _weft_info_install_rpath "${FABRIC_LIBDIR}")
+endif()
+set_target_properties(weft-info PROPERTIES INSTALL_RPATH "${_weft_info_install_rpath}")
 install(TARGETS weft-info RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 if(WEFT_BUILD_TESTS)

@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     hints->domain_attr->av_type = FI_AV_TABLE;
     if (getenv("PROBE_DC"))
         hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
-    CK(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &info));
+    CK(fi_getinfo(PROBE_API, NULL, NULL, 0, hints, &info));
     struct fid_fabric *fab;
     struct fid_domain *dom;
     struct fid_av *av;

@@ -29,6 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The API version every fi_getinfo asks for: that of the headers compiled
+ * against, as weft asks (1.17 on Debian, 2.x against a 2.x build). */
+#define PROBE_API FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION)
+
 /* A probe with children to clean up defines PROBE_FAIL() first. */
 #ifndef PROBE_FAIL
 #define PROBE_FAIL() exit(1)

@@ -15,7 +15,8 @@
  *    reports with FI_REMOTE_CQ_DATA;
  *  - FI_MULTI_RECV: fi_setopt(FI_OPT_MIN_MULTI_RECV, 3800) after fi_enable
  *    (shm 1.17 dereferences its receive context in setopt, which exists only
- *    once enabled: set before, it crashes), one 4 KiB buffer, three 100-byte
+ *    once enabled: set before, it crashes; PROBE_SETOPT_FIRST=1 sets it
+ *    before), one 4 KiB buffer, three 100-byte
  *    sends: their offsets, and after which the buffer was released
  *    (FI_MULTI_RECV flag; 3796 bytes left after the third, under the
  *    minimum, so the third should release it);
@@ -139,7 +140,7 @@ static struct fi_info *get_info(uint64_t extra_caps)
     hints->domain_attr->cq_data_size = 8;
     hints->mode = FI_CONTEXT;
     hints->tx_attr->op_flags = want_dc ? FI_DELIVERY_COMPLETE : 0;
-    if (fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &got))
+    if (fi_getinfo(PROBE_API, NULL, NULL, 0, hints, &got))
         got = NULL;
     fi_freeinfo(hints);
     return got;
@@ -367,11 +368,15 @@ static int run(void)
     CK(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION));
     CK(fi_ep_bind(ep, &wc->fid, FI_WRITE));
     CK(fi_ep_bind(ep, &rc->fid, FI_READ));
-    CK(fi_enable(ep));
+    /* PROBE_SETOPT_FIRST=1: FI_OPT_MIN_MULTI_RECV before fi_enable, where the
+     * man page puts it (crashes shm 1.17). */
     size_t min = 3800;
-    int mrc = (info->caps & FI_MULTI_RECV)
-                  ? fi_setopt(&ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min, sizeof min)
-                  : -FI_ENOSYS;
+    int setopt_first = getenv("PROBE_SETOPT_FIRST") != NULL, mrc = -FI_ENOSYS;
+    if (setopt_first && (info->caps & FI_MULTI_RECV))
+        mrc = fi_setopt(&ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min, sizeof min);
+    CK(fi_enable(ep));
+    if (!setopt_first && (info->caps & FI_MULTI_RECV))
+        mrc = fi_setopt(&ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min, sizeof min);
     CK(fi_mr_reg(dom, heap, sizeof heap, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0, &mr, NULL));
     if (info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
         CK(fi_mr_bind(mr, &ep->fid, 0));

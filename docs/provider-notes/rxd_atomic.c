@@ -157,7 +157,7 @@ static int run(void)
     hints->domain_attr->av_type = FI_AV_TABLE;
     if (getenv("PROBE_DC"))
         hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
-    CK(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &info));
+    CK(fi_getinfo(PROBE_API, NULL, NULL, 0, hints, &info));
     if (rank == 0)
         printf("provider %s, fabric %s, domain %s; op %s, target %s%s%s%s\n",
                info->fabric_attr->prov_name, info->fabric_attr->name, info->domain_attr->name, op,

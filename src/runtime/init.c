@@ -303,9 +303,10 @@ int weft_runtime_init(int requested, int *provided)
     }
     weft_transport_wireup_done(); /* every PE reached its peers: the bound is lifted */
     /* Every peer has mapped our shm regions (at its fi_av_insert, before
-     * this barrier): their names can go, and a PE killed from now on
-     * (SIGKILL from Hydra, or from anyone) leaves no file behind. */
-    if (!weft_transport_libfabric_unused())
+     * this barrier, up to libfabric 1.22): their names can go, and a PE
+     * killed from now on (SIGKILL from Hydra, or from anyone) leaves no
+     * file behind. */
+    if (!weft_transport_libfabric_unused() && weft_transport_shm_names_done())
         weft_shm_files_remove();
     weft_node_forget_hosts();
     print_banner();

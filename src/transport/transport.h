@@ -663,6 +663,8 @@ static inline int weft_transport_threads_safe(void)
 }
 /* Every PE is reached directly: libfabric was not opened. */
 static inline int weft_transport_libfabric_unused(void) { return weft_ofi_unused(); }
+/* The peers need the names of this PE's files in /dev/shm no more. */
+static inline int weft_transport_shm_names_done(void) { return weft_ofi_shm_names_done(); }
 static inline void weft_transport_wireup_done(void) { weft_ofi_wireup_done(); }
 static inline void weft_transport_fini_libfabric(void) { weft_ofi_fini(); }
 static inline void weft_transport_fini_onnode(void) { weft_onnode_fini(); }

@@ -56,6 +56,8 @@ void weft_ofi_wireup_done(void);
 void weft_ofi_abandon(void);
 /* 1 if libfabric was not opened: every PE is reached directly. */
 int weft_ofi_unused(void);
+/* 1 once the peers need the names of this PE's shm regions no more. */
+int weft_ofi_shm_names_done(void);
 /* 1 if SHMEM_THREAD_MULTIPLE can be provided (FI_THREAD_SAFE domain). */
 int weft_ofi_thread_multiple(void);
 /* Progress of a context's own endpoint (the default's is weft_ofi_progress):

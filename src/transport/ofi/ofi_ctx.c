@@ -78,21 +78,22 @@ void weft_ofi_ctx_init(void)
 }
 
 /* Lists: the caller holds ctx_lock. ctx_list is doubly linked (any
- * member can leave), ctx_idle is a stack. */
+ * member can leave), ctx_idle is a stack. The list's head is stored
+ * atomically: waits read it without the lock (weft_ofi_progress). */
 static void link_in_use(struct weft_ofi_tx *tx)
 {
     tx->prev_ctx = NULL;
     tx->next_ctx = weft_ofi.ctx.list;
     if (weft_ofi.ctx.list)
         weft_ofi.ctx.list->prev_ctx = tx;
-    weft_ofi.ctx.list = tx;
+    __atomic_store_n(&weft_ofi.ctx.list, tx, __ATOMIC_RELAXED);
 }
 static void unlink_in_use(struct weft_ofi_tx *tx)
 {
     if (tx->prev_ctx)
         tx->prev_ctx->next_ctx = tx->next_ctx;
     else
-        weft_ofi.ctx.list = tx->next_ctx;
+        __atomic_store_n(&weft_ofi.ctx.list, tx->next_ctx, __ATOMIC_RELAXED);
     if (tx->next_ctx)
         tx->next_ctx->prev_ctx = tx->prev_ctx;
     tx->next_ctx = tx->prev_ctx = NULL;

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_dl.c owns loading libfabric at run time: the first call that needs
  * it opens libfabric.so.1 and looks up the seven functions weft calls
- * (ofi_dl.h says why it is not a link-time dependency). The lookups take
- * each symbol's default version, the one a link against the same library
- * would bind; so the library must have the major version of the headers
- * weft was built against (whose structures it uses) and at least their
- * minor version (fi_getinfo refuses a newer API version), or it is
- * refused. It also keeps libfabric's start from reading the kernel's
- * symbol table (hide_kernel_symbols). */
+ * (ofi_dl.h says why it is not a link-time dependency). Each is looked up
+ * at the symbol version that linking with the library weft was built
+ * against would bind (read by the build, src/CMakeLists.txt), so a later
+ * libfabric, of another major version too, hands over the functions of
+ * the structures weft was compiled with; the library must also be at
+ * least the headers' version (fi_getinfo refuses a newer API version).
+ * Where the build read no symbol versions, the default symbols are taken
+ * and only the headers' major version is loaded. It also keeps libfabric's
+ * start from reading the kernel's symbol table (hide_kernel_symbols). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
@@ -56,36 +58,55 @@ int weft_ofi_load(void)
                   "WEFT_ONNODE=0: %s%s", err, dlerror());
         return -1;
     }
+    uint32_t (*version)(void);
+    *(void **)&version = dlsym(lib, "fi_version");
+    uint32_t loaded = version ? version() : 0;
     int ok = 1;
+#ifdef WEFT_FI_SYMVERS
+    /* Asked for a version the library lacks, dlvsym finds nothing: the
+     * library is older than the headers. */
 #define WEFT_FI_SYM(p, name)                                                                       \
     do {                                                                                           \
-        *(void **)&p = dlsym(lib, name);                                                           \
+        *(void **)&p = dlvsym(lib, #name, WEFT_SYMVER_##name);                                     \
         if (!p) {                                                                                  \
-            weft_warn("shmem_init", "libfabric.so.1 lacks %s", name);                              \
+            weft_warn("shmem_init", "libfabric.so.1 (version %u.%u) lacks %s@%s, which weft "     \
+                      "built against libfabric %d.%d calls",                                       \
+                      FI_MAJOR(loaded), FI_MINOR(loaded), #name, WEFT_SYMVER_##name,               \
+                      FI_MAJOR_VERSION, FI_MINOR_VERSION);                                         \
             ok = 0;                                                                                \
         }                                                                                          \
     } while (0)
-    WEFT_FI_SYM(p_getinfo, "fi_getinfo");
-    WEFT_FI_SYM(p_freeinfo, "fi_freeinfo");
-    WEFT_FI_SYM(p_dupinfo, "fi_dupinfo");
-    WEFT_FI_SYM(p_fabric, "fi_fabric");
-    WEFT_FI_SYM(p_strerror, "fi_strerror");
-    WEFT_FI_SYM(p_tostr, "fi_tostr");
-    WEFT_FI_SYM(p_version, "fi_version");
+    int same_abi = 1;
+#else
+#define WEFT_FI_SYM(p, name)                                                                       \
+    do {                                                                                           \
+        *(void **)&p = dlsym(lib, #name);                                                          \
+        if (!p) {                                                                                  \
+            weft_warn("shmem_init", "libfabric.so.1 lacks %s", #name);                             \
+            ok = 0;                                                                                \
+        }                                                                                          \
+    } while (0)
+    /* Another major version's default symbols expect its structures. */
+    int same_abi = FI_MAJOR(loaded) == FI_MAJOR_VERSION;
+#endif
+    WEFT_FI_SYM(p_getinfo, fi_getinfo);
+    WEFT_FI_SYM(p_freeinfo, fi_freeinfo);
+    WEFT_FI_SYM(p_dupinfo, fi_dupinfo);
+    WEFT_FI_SYM(p_fabric, fi_fabric);
+    WEFT_FI_SYM(p_strerror, fi_strerror);
+    WEFT_FI_SYM(p_tostr, fi_tostr);
+    WEFT_FI_SYM(p_version, fi_version);
 #undef WEFT_FI_SYM
-    if (!ok) {
-        dlclose(lib);
-        lib = NULL;
-        return -1;
-    }
-    uint32_t loaded = p_version();
-    if (FI_MAJOR(loaded) != FI_MAJOR_VERSION || FI_MINOR(loaded) < FI_MINOR_VERSION) {
+    if (ok && (!same_abi || !FI_VERSION_GE(loaded, WEFT_FI_API_VERSION))) {
         weft_warn("shmem_init",
                   "libfabric.so.1 is version %u.%u, but weft was built against libfabric %d.%d's "
-                  "headers and needs %d.%d or a later %d.x: rebuild weft against this "
-                  "libfabric, or load the one it was built with (LD_LIBRARY_PATH)",
+                  "headers and needs %s: rebuild weft against this libfabric, or load the one "
+                  "it was built with (LD_LIBRARY_PATH)",
                   FI_MAJOR(loaded), FI_MINOR(loaded), FI_MAJOR_VERSION, FI_MINOR_VERSION,
-                  FI_MAJOR_VERSION, FI_MINOR_VERSION, FI_MAJOR_VERSION);
+                  same_abi ? "that version or a later one" : "that major version");
+        ok = 0;
+    }
+    if (!ok) {
         dlclose(lib);
         lib = NULL;
         return -1;

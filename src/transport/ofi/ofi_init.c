@@ -139,6 +139,17 @@ int weft_ofi_unused(void)
     return weft_ofi.unused;
 }
 
+/* After the first barrier. Up to libfabric 1.22, shm maps a peer's region
+ * when its address is inserted (every PE inserted every peer's before that
+ * barrier), so the name is not needed again; from 2.0 it maps the region
+ * only when the peer is first reached, which may come at any time, so the
+ * names stay until the end (finalize, or any other way out that runs
+ * code, removes them). */
+int weft_ofi_shm_names_done(void)
+{
+    return FI_MAJOR(fi_version()) < 2;
+}
+
 /* The provider's answer: mr_mode, progress, threading, atomics, remote
  * completion and inject size. thread_multiple: asked by the program,
  * provided where the domain is FI_THREAD_SAFE (else SERIALIZED). */

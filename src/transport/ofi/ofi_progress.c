@@ -70,6 +70,16 @@ void weft_ofi_progress(void)
     weft_ofi_note_app_activity();
     weft_ofi_coal_poll(); /* a peer may be waiting for our coalesced puts */
     drain();
+    /* What a wait waits for may sit on one of this thread's contexts (a
+     * signal it sent itself through one): libfabric 2.x's tcp;ofi_rxm
+     * moves it only when that endpoint is progressed (api.signal_ops at
+     * 1 PE without the progress thread hung), so every 16th poll pokes
+     * the contexts with work, as the progress thread does. Without
+     * contexts: one load. */
+    static __thread unsigned ctx_tick;
+    if (WEFT_UNLIKELY(__atomic_load_n(&weft_ofi.ctx.list, __ATOMIC_RELAXED) != NULL) &&
+        !(++ctx_tick & 15))
+        weft_ofi_ctx_poke();
 }
 
 void weft_ofi_progress_settled(void)

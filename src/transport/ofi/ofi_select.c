@@ -96,6 +96,27 @@ static void set_provider_env(void)
         unsetenv("FI_PROVIDER");
 }
 
+/* libfabric 1.18 and later list their own RDM endpoint of tcp (1.17's
+ * net, renamed; no atomics) before tcp;ofi_rxm, both answering
+ * FI_PROVIDER=tcp, and the refinement's FI_ATOMIC would then pick rxm
+ * while WEFT_AMO=software kept the plain one. Where both are offered on
+ * the first answer's fabric and domain, weft takes tcp;ofi_rxm, as on
+ * 1.17: the same provider whatever the refinement asks. The entry to
+ * use, which stays in list. */
+static struct fi_info *prefer_rxm_over_tcp(struct fi_info *list)
+{
+    if (strcmp(list->fabric_attr->prov_name, "tcp"))
+        return list;
+    for (struct fi_info *i = list->next; i; i = i->next)
+        if (!strcmp(i->fabric_attr->prov_name, "tcp;ofi_rxm") &&
+            !strcmp(i->fabric_attr->name, list->fabric_attr->name) &&
+            !strcmp(i->domain_attr->name, list->domain_attr->name)) {
+            weft_debug("ofi: tcp;ofi_rxm taken over tcp's own RDM endpoint");
+            return i;
+        }
+    return list;
+}
+
 /* The first fi_getinfo answer for RDM + RMA + MSG on provider prov (any
  * when empty), without FI_MR_LOCAL if the provider allows; *mr_local says
  * which. A job on one host is served best by shm (fi_getinfo's order puts
@@ -126,6 +147,14 @@ static struct fi_info *find_candidate(const char *prov, int *mr_local)
                        "messages: %s%s", *want || fi_prov ? " named " : "", *want ? want :
                        fi_prov ? fi_prov : "", fi_strerror(-rc),
                        weft_ofi_diagnose(*want ? want : fi_prov, why, sizeof why));
+    }
+    struct fi_info *first = prefer_rxm_over_tcp(list);
+    if (first != list) {
+        struct fi_info *copy = fi_dupinfo(first);
+        if (copy) {
+            fi_freeinfo(list);
+            list = copy;
+        }
     }
     weft_debug("ofi: candidate provider %s, fabric %s, domain %s", list->fabric_attr->prov_name,
                list->fabric_attr->name, list->domain_attr->name);
