@@ -22,7 +22,7 @@
 #include "api/coll_ops.h"
 #include "api/federation.h"
 
-static enum weft_topo_type topo_type(const char *call, int type)
+enum weft_topo_type weft_api_topo_type(const char *call, int type)
 {
     switch (type) {
     case SHMEMX_TEAM_TYPE_NODE:
@@ -54,14 +54,14 @@ int shmemx_topology_count(int type)
 {
     const char *call = "shmemx_topology_count";
     check_ready(call);
-    return weft_topology_count(topo_type(call, type));
+    return weft_topology_count(weft_api_topo_type(call, type));
 }
 
 int shmemx_topology_id(int type, int pe)
 {
     const char *call = "shmemx_topology_id";
     check_ready(call);
-    enum weft_topo_type t = topo_type(call, type);
+    enum weft_topo_type t = weft_api_topo_type(call, type);
     weft_check_pe(call, pe);
     return weft_topology_ids(t)[pe];
 }
@@ -126,7 +126,7 @@ int shmemx_team_split_type(shmem_team_t parent_team, int type, const shmem_team_
     check_ready(call);
     if (!new_team)
         weft_fatal(call, "argument new_team is NULL");
-    enum weft_topo_type t = topo_type(call, type);
+    enum weft_topo_type t = weft_api_topo_type(call, type);
     *new_team = SHMEM_TEAM_INVALID;
     if (parent_team == SHMEM_TEAM_INVALID)
         return -1;

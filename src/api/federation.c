@@ -131,24 +131,6 @@ struct weft_federation *weft_federation_of_type(const char *call, shmem_team_t p
 }
 
 /* ---- the public routines ------------------------------------------------- */
-static int api_type(const char *call, int type)
-{
-    switch (type) {
-    case SHMEMX_TEAM_TYPE_NODE:
-        return WEFT_TOPO_NODE;
-    case SHMEMX_TEAM_TYPE_NUMA:
-        return WEFT_TOPO_NUMA;
-    case SHMEMX_TEAM_TYPE_SOCKET:
-        return WEFT_TOPO_SOCKET;
-    case SHMEMX_TEAM_TYPE_L3:
-        return WEFT_TOPO_L3;
-    case SHMEMX_TEAM_TYPE_SWITCH:
-        return WEFT_TOPO_SWITCH;
-    }
-    weft_fatal(call, "argument type=%d is not a topology type (SHMEMX_TEAM_TYPE_NODE, _NUMA, "
-               "_SOCKET, _L3 or _SWITCH)", type);
-}
-
 struct weft_federation *weft_federation_check(const char *call, shmemx_federation_t fed)
 {
     weft_check_init(call);
@@ -181,7 +163,7 @@ int shmemx_federation_create(shmem_team_t parent_team, int type, shmemx_federati
     weft_check_init(call);
     if (!fed)
         weft_fatal(call, "argument fed is NULL");
-    int t = api_type(call, type);
+    enum weft_topo_type t = weft_api_topo_type(call, type);
     *fed = SHMEMX_FEDERATION_INVALID;
     if (parent_team == SHMEM_TEAM_INVALID)
         return -1;

@@ -7,6 +7,8 @@
 
 #include <shmemx.h>
 
+#include "runtime/topology.h"
+
 #pragma GCC visibility push(hidden)
 
 struct weft_federation {
@@ -24,6 +26,10 @@ struct weft_federation {
     int *nbr;          /* team t's neighbours: nbr[nbr_first[t] ..], ascending */
     shmem_team_t checked_parent; /* the last parent found to match */
 };
+
+/* The topology type of a SHMEMX_TEAM_TYPE_* value, or the end of the job
+ * with a message naming call and the argument (api/fed.c). */
+enum weft_topo_type weft_api_topo_type(const char *call, int type);
 
 /* A federation of the n parent PEs (world PEs in world[]), where parent PE
  * i is in team team_of[i] (-1: none; teams numbered 0 .. nteams-1) at the

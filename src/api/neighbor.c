@@ -190,24 +190,15 @@ int shmemx_neighbor_alltoallmem(shmemx_federation_t fed, shmem_team_t parent_tea
                              nelems, 1);
 }
 
-#define WEFT_DEF_NEIGHBOR(N, T, D, G)                                                      \
-    int shmemx_##N##_neighbor_fcollect(shmemx_federation_t fed, shmem_team_t parent_team,  \
-                                       T *dest, const T *source, size_t nelems)           \
+#define WEFT_DEF_NEIGHBOR_OP(N, T, OP, ALLTOALL)                                           \
+    int shmemx_##N##_neighbor_##OP(shmemx_federation_t fed, shmem_team_t parent_team,      \
+                                   T *dest, const T *source, size_t nelems)               \
     {                                                                                      \
-        return neighbor_exchange("shmemx_" #N "_neighbor_fcollect", fed, parent_team, dest, \
-                                 source,                                                   \
-                                 weft_nbytes("shmemx_" #N "_neighbor_fcollect", "nelems",  \
-                                             nelems, sizeof(T)),                           \
-                                 0);                                                       \
-    }                                                                                      \
-    int shmemx_##N##_neighbor_alltoall(shmemx_federation_t fed, shmem_team_t parent_team,  \
-                                       T *dest, const T *source, size_t nelems)           \
-    {                                                                                      \
-        return neighbor_exchange("shmemx_" #N "_neighbor_alltoall", fed, parent_team, dest, \
-                                 source,                                                   \
-                                 weft_nbytes("shmemx_" #N "_neighbor_alltoall", "nelems",  \
-                                             nelems, sizeof(T)),                           \
-                                 1);                                                       \
+        const char *call = "shmemx_" #N "_neighbor_" #OP;                                  \
+        return neighbor_exchange(call, fed, parent_team, dest, source,                     \
+                                 weft_nbytes(call, "nelems", nelems, sizeof(T)), ALLTOALL); \
     }
+#define WEFT_DEF_NEIGHBOR(N, T, D, G)                                                      \
+    WEFT_DEF_NEIGHBOR_OP(N, T, fcollect, 0) WEFT_DEF_NEIGHBOR_OP(N, T, alltoall, 1)
 WEFT_RMA_TYPES(WEFT_DEF_NEIGHBOR)
 #undef WEFT_DEF_NEIGHBOR
