@@ -8,6 +8,7 @@
 #define WEFT_INFO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -68,6 +69,12 @@ size_t weftx_info_scale_count(void);
 int weftx_info_scale_row(size_t i, struct weftx_info_scale_row *r); /* 0, or -1 past the end */
 /* The conditions this process's job meets (after shmem_init). */
 unsigned weftx_info_scale_when(void);
+
+/* What the calling thread's flat collective algorithms did since it
+ * started (docs/collectives.md, "Depth and messages"): messages sent (puts,
+ * gets and signals, one per run of bytes) and waits for a peer's signal,
+ * the rounds it sat through. Node-leader algorithms are not counted. */
+void weftx_info_coll_counts(uint64_t *messages, uint64_t *waits);
 
 /* After shmem_init with libfabric opened: one line of what weft uses on
  * its provider (atomics, counting puts, RMA events, remote CQ data, inject

@@ -13,12 +13,15 @@
  *               get their children's partials), then a broadcast from the
  *               root, so pWrk is never needed
  *   scan        Hillis-Steele, a barrier closing each chunk
- *   collect, fcollect, alltoall(s)
+ *   fcollect    Bruck's gather, ceil(log2 n) rounds of doubling size
+ *   collect, alltoall(s)
  *               every PE puts its blocks straight into the others' dest
  *               (pairwise order: PE me+i at step i), then quiet + barrier.
  * None keeps O(PEs) state. */
 #include <stdlib.h>
 #include <string.h>
+
+#include <weft/info.h>
 
 #include "api/coll.h"
 #include "api/coll_schedule.h"
@@ -51,6 +54,15 @@ static void *priv_buf(int which, size_t len)
         cap[which] = len;
     }
     return buf[which];
+}
+
+/* ---- what the algorithms sent and waited for (weft/info.h) ---------------- */
+static __thread uint64_t sent_messages, signal_waits;
+
+WEFT_EXPORT void weftx_info_coll_counts(uint64_t *messages, uint64_t *waits)
+{
+    *messages = sent_messages;
+    *waits = signal_waits;
 }
 
 /* ---- sessions and counters ------------------------------------------------ */
@@ -131,15 +143,16 @@ void weft_coll_aset_begin(struct weft_coll *c, struct weft_team *as, const char 
 }
 
 /* Counter index: identity in a team slot; folded into the 64 longs of a
- * pSync (barrier rounds 0-30; broadcast READY 31, the round a barrier of
- * fewer than 2^31 PEs never reaches; broadcast/scan rounds 32-62; UP 63).
+ * pSync (barrier rounds 0-30; broadcast and fcollect READY 31, the round a
+ * barrier of fewer than 2^31 PEs never reaches; broadcast/fcollect/scan
+ * rounds 32-62; UP 63).
  * Routines that share a region never run on one pSync at once (the spec
  * requires the pSync to be free). */
 static inline int cidx(const struct weft_coll *c, int idx)
 {
     if (!c->psync)
         return idx;
-    if (idx == WEFT_TF_READY)
+    if (idx == WEFT_TF_READY || idx == WEFT_TF_GATHER_READY)
         return 31;
     if (idx < WEFT_TF_BCAST)
         return idx - WEFT_TF_BARRIER;
@@ -159,6 +172,7 @@ void weft_coll_signal(struct weft_coll *c, int idx, int pe, int fence, int64_t v
 {
     if (fence)
         weft_transport_fence(c->ctx);
+    sent_messages++;
     uint64_t off = c->foff + (uint64_t)cidx(c, idx) * sizeof(uint64_t);
     weft_transport_signal_add(c->ctx, c->fseg, off, (uint64_t)v, wpe(c, pe));
 }
@@ -177,6 +191,7 @@ void weft_coll_wait(struct weft_coll *c, int idx, uint64_t count)
 {
     int m = cidx(c, idx);
     uint64_t want = (c->expect[m] += count);
+    signal_waits += count != 0;
     if (__atomic_load_n(&c->flags[m], __ATOMIC_ACQUIRE) >= want)
         return;
     record_coll_wait(c, m, want);
@@ -196,6 +211,7 @@ static uint64_t coll_wait_value(struct weft_coll *c, int idx)
     int m = cidx(c, idx);
     uint64_t v;
     unsigned spins = 0;
+    signal_waits++;
     record_coll_wait(c, m, 1);
     while ((v = __atomic_load_n(&c->flags[m], __ATOMIC_ACQUIRE)) == 0)
         weft_poll_yield(&spins);
@@ -242,8 +258,10 @@ static void resolve(const struct weft_coll *c, const char *arg, const void *p, s
 static void put_to(const struct weft_coll *c, int seg, uint64_t off, const void *src, size_t len,
                    int pe)
 {
-    if (len)
+    if (len) {
+        sent_messages++;
         weft_transport_put(c->ctx, seg, off, src, len, wpe(c, pe));
+    }
 }
 
 /* ---- barrier --------------------------------------------------------------- */
@@ -322,6 +340,7 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
                 continue;
             /* nbi: the puts to several children overlap; the fence keeps
              * each chunk ahead of its count. */
+            sent_messages++;
             weft_transport_put_nbi(c->ctx, seg, off + o, from + o, l,
                                    wpe(c, (int)((vr + m + root) % n)));
             any = 1;
@@ -348,6 +367,23 @@ static void quiet_barrier(struct weft_coll *c)
     weft_coll_barrier(c);
 }
 
+/* Bruck's gather, the blocks sent straight into the next PE's dest: in
+ * round k a PE puts the blocks it holds (up to 2^k, the ones ending at its
+ * own, one or two runs of dest as they wrap) to me + 2^k, then signals it;
+ * ceil(log2 n) rounds, one or two puts and one signal each, every block
+ * sent once per PE it reaches (n - 1 blocks in all per PE, as pairwise
+ * puts would). A PE forwards in round k what it received in round k - 1,
+ * so a writer that ran ahead into the next call must not overwrite it:
+ * each PE tells its writers it has entered (GATHER_READY), and a writer
+ * waits for all its readers before its first put. That also keeps a PE's
+ * dest untouched until it makes the call, and needs no closing barrier. */
+static void gather_put(struct weft_coll *c, int seg, uint64_t off, const char *d, size_t len,
+                       long first, long count, int to)
+{
+    size_t at = (size_t)first * len, bytes = (size_t)count * len;
+    put_to(c, seg, off + at, d + at, bytes, to);
+}
+
 void weft_coll_fcollect(struct weft_coll *c, void *dest, const void *source, size_t len)
 {
     int n = c->n, me = c->me;
@@ -359,15 +395,31 @@ void weft_coll_fcollect(struct weft_coll *c, void *dest, const void *source, siz
         weft_coll_hier_fcollect(c, h, dest, source, len);
         return;
     }
-    if (n > 1) {
-        int seg;
-        uint64_t off;
-        resolve(c, "dest", d + (size_t)me * len, len, &seg, &off);
-        for (int i = 1; i < n; i++)
-            put_to(c, seg, off, source, len, weft_sched_pairwise_to(me, n, i));
-    }
     memmove(d + (size_t)me * len, source, len);
-    quiet_barrier(c);
+    if (n == 1)
+        return;
+    int seg;
+    uint64_t off;
+    resolve(c, "dest", d, (size_t)n * len, &seg, &off);
+    int rounds = weft_sched_rounds(n);
+    for (int k = 0; k < rounds; k++)
+        weft_coll_signal(c, WEFT_TF_GATHER_READY, weft_sched_gather_from(me, n, k), 0, 1);
+    weft_coll_wait(c, WEFT_TF_GATHER_READY, (uint64_t)rounds);
+    for (int k = 0; k < rounds; k++) {
+        if (k)
+            weft_coll_wait(c, WEFT_TF_BCAST + k - 1, 1);
+        long count = weft_sched_gather_count(n, k);
+        long first = ((long)me - count + 1 + n) % n;
+        int to = weft_sched_gather_to(me, n, k);
+        if (first + count <= n) {
+            gather_put(c, seg, off, d, len, first, count, to);
+        } else {
+            gather_put(c, seg, off, d, len, first, n - first, to);
+            gather_put(c, seg, off, d, len, 0, first + count - n, to);
+        }
+        weft_coll_signal(c, WEFT_TF_BCAST + k, to, 1, 1);
+    }
+    weft_coll_wait(c, WEFT_TF_BCAST + rounds - 1, 1);
 }
 
 void weft_coll_collect(struct weft_coll *c, void *dest, const void *source, size_t len)
@@ -430,6 +482,7 @@ void weft_coll_alltoalls(struct weft_coll *c, void *dest, const void *source, pt
         for (int i = 1; i < n; i++) {
             int j = weft_sched_pairwise_to(me, n, i);
             const char *sb = s + (ptrdiff_t)((size_t)j * nelems) * sst * (ptrdiff_t)esz;
+            sent_messages++;
             weft_transport_iput(c->ctx, seg, off, dst * (ptrdiff_t)esz, sb, sst * (ptrdiff_t)esz, esz,
                                 nelems, wpe(c, j));
         }
@@ -599,6 +652,7 @@ static void allreduce_tree(struct weft_coll *c, void *dest, const void *source, 
     for (long m = 1; weft_sched_tree_is_child(me, m, limit, n); m <<= 1) {
         for (size_t o = 0; o < count; o += cap) {
             size_t k = count - o < cap ? count - o : cap;
+            sent_messages++;
             weft_transport_get(c->ctx, tmp, dseg, doff + o * esz, k * esz, wpe(c, (int)(me + m)));
             char *d = (char *)dest + o * esz;
             op(d, d, tmp, k);

@@ -93,8 +93,28 @@ static inline int weft_sched_scan_from(int me, int k)
     return from >= 0 ? (int)from : -1;
 }
 
-/* Pairwise exchange (collect, fcollect, alltoall): at step i, 1 <= i < n,
- * member me sends to me + i mod n. */
+/* Bruck gather (fcollect): before round k member me holds the 2^k blocks
+ * ending at its own (me - 2^k + 1 .. me, mod n); in round k it sends the
+ * last weft_sched_gather_count of them to me + 2^k, and hears from
+ * me - 2^k. After ceil(log2 n) rounds every member holds all n blocks. */
+static inline int weft_sched_gather_to(int me, int n, int k)
+{
+    return (int)((me + (1L << k)) % n);
+}
+
+static inline int weft_sched_gather_from(int me, int n, int k)
+{
+    return (int)(((long)me - (1L << k) % n + n) % n);
+}
+
+static inline long weft_sched_gather_count(int n, int k)
+{
+    long d = 1L << k;
+    return d < n - d ? d : n - d;
+}
+
+/* Pairwise exchange (collect, alltoall): at step i, 1 <= i < n, member me
+ * sends to me + i mod n. */
 static inline int weft_sched_pairwise_to(int me, int n, int i)
 {
     return (me + i) % n;

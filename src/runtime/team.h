@@ -47,6 +47,7 @@ enum {
     WEFT_TF_SCAN = WEFT_TF_RED_ROUND + WEFT_TEAM_ROUNDS, /* [k]: from me - 2^k         */
     WEFT_TF_UP = WEFT_TF_SCAN + WEFT_TEAM_ROUNDS, /* children's partials (active set)   */
     WEFT_TF_READY,                                /* children entered the broadcast     */
+    WEFT_TF_GATHER_READY,                         /* fcollect's writers' readers entered */
     WEFT_TF_H_UP,                                 /* node members arrived (at the leader) */
     WEFT_TF_H_DOWN,                               /* from the node leader: done          */
     WEFT_TF_COUNT

@@ -5,8 +5,10 @@
  * after a barrier, that a broadcast tree reaches every member once within
  * ceil(log2 n) hops with parent and child agreeing on the counter, that a
  * reduction combines every member's value exactly once in the same order
- * on every member, that scans see exactly the members before them, and
- * that the pairwise exchanges send every block once. */
+ * on every member, that scans see exactly the members before them, that
+ * the Bruck gather delivers every block to every member exactly once in
+ * ceil(log2 n) rounds, forwarding only blocks already held, and that the
+ * pairwise exchanges send every block once. */
 #include "unit.h"
 
 #include "api/coll_schedule.h"
@@ -200,6 +202,35 @@ static void scan(int n)
     }
 }
 
+static void gather(int n)
+{
+    /* has[m][b]: member m holds block b (its own from the start). */
+    int has[MAX_N][MAX_N] = {{0}};
+    for (int m = 0; m < n; m++)
+        has[m][m] = 1;
+    int rounds = weft_sched_rounds(n);
+    for (int k = 0; k < rounds; k++) {
+        int next[MAX_N][MAX_N];
+        memcpy(next, has, sizeof next);
+        long count = weft_sched_gather_count(n, k);
+        UT_CHECK(count >= 1 && count <= (1L << k), "n=%d round %d: count %ld", n, k, count);
+        for (int me = 0; me < n; me++) {
+            int to = weft_sched_gather_to(me, n, k);
+            UT_EQ(weft_sched_gather_from(to, n, k), me);
+            for (long j = 0; j < count; j++) {
+                int b = (int)(((long)me - j + n) % n);
+                UT_CHECK(has[me][b], "n=%d round %d: %d forwards block %d it lacks", n, k, me, b);
+                UT_CHECK(!has[to][b], "n=%d round %d: %d gets block %d twice", n, k, to, b);
+                next[to][b] = 1;
+            }
+        }
+        memcpy(has, next, sizeof next);
+    }
+    for (int m = 0; m < n; m++)
+        for (int b = 0; b < n; b++)
+            UT_CHECK(has[m][b], "n=%d: member %d lacks block %d", n, m, b);
+}
+
 static void pairwise(int n)
 {
     int got[MAX_N][MAX_N] = {{0}};
@@ -231,6 +262,7 @@ int main(void)
         tree(n);
         recursive_doubling(n);
         scan(n);
+        gather(n);
         pairwise(n);
     }
     return ut_done("unit.coll_schedule");
