@@ -57,7 +57,10 @@ static void *priv_buf(int which, size_t len)
 }
 
 /* ---- what the algorithms sent and waited for (weft/info.h) ---------------- */
-static __thread uint64_t sent_messages, signal_waits;
+/* initial-exec: an add to a fixed offset from the thread pointer, where the
+ * default model would call __tls_get_addr on every signal and wait. */
+static __thread uint64_t sent_messages __attribute__((tls_model("initial-exec")));
+static __thread uint64_t signal_waits __attribute__((tls_model("initial-exec")));
 
 WEFT_EXPORT void weftx_info_coll_counts(uint64_t *messages, uint64_t *waits)
 {
