@@ -611,18 +611,29 @@ static void flush_dirty(struct weft_ofi_tx *tx)
     tx->ndirty = 0;
 }
 
-void weft_ofi_quiet_held(struct weft_ofi_tx *tx)
+/* Software atomics and acknowledged put batches still out on tx. */
+static __attribute__((noinline)) void wait_replies(struct weft_ofi_tx *tx)
 {
-    if (WEFT_UNLIKELY(tx->cma_ndefer))
-        weft_ofi_cma_settle(tx, "shmem_quiet"); /* first: a copy that fails is written */
-    weft_ofi_wait_writes(tx, "shmem_quiet");
-    if (tx->ndirty)
-        flush_dirty(tx);
-    weft_ofi_wait_reads(tx, "shmem_quiet");
     unsigned spins = 0;
     while (__atomic_load_n(&tx->am_done, __ATOMIC_ACQUIRE) !=
            __atomic_load_n(&tx->am_issued, __ATOMIC_RELAXED))
         weft_poll_yield(&spins);
+}
+
+/* The quiet, tx held. The counter waits are inline: after injected puts
+ * alone (a message-rate loop's quiet, or put + quiet) the write counter
+ * is read once and nothing else calls out. */
+static inline __attribute__((always_inline)) void quiet_held(struct weft_ofi_tx *tx)
+{
+    if (WEFT_UNLIKELY(tx->cma_ndefer))
+        weft_ofi_cma_settle(tx, "shmem_quiet"); /* first: a copy that fails is written */
+    weft_ofi_wait_cntr(tx, 0, __atomic_load_n(&tx->w_issued, __ATOMIC_RELAXED), "shmem_quiet");
+    if (tx->ndirty)
+        flush_dirty(tx);
+    weft_ofi_wait_cntr(tx, 1, __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED), "shmem_quiet");
+    if (__atomic_load_n(&tx->am_done, __ATOMIC_ACQUIRE) !=
+        __atomic_load_n(&tx->am_issued, __ATOMIC_RELAXED))
+        wait_replies(tx);
     tx->nbi_used = 0;
     tx->dc_writes = 0;
     tx->large_since_quiet = 0;
@@ -636,13 +647,19 @@ void weft_ofi_quiet_held(struct weft_ofi_tx *tx)
     weft_ofi_set_active(tx, 0);
 }
 
+void weft_ofi_quiet_held(struct weft_ofi_tx *tx) { quiet_held(tx); }
+
 void weft_ofi_quiet(struct weft_ofi_tx *tx)
 {
     /* A shared tx stays held throughout: nothing issued meanwhile can then
      * complete in place of what this quiet waits for (the counters do not
      * say which operation completed), and active is cleared truthfully. */
+    if (WEFT_LIKELY(!tx->enter_slow)) { /* not shared, nothing coalesced */
+        quiet_held(tx);
+        return;
+    }
     weft_ofi_tx_enter(tx);
-    weft_ofi_quiet_held(tx);
+    quiet_held(tx);
     weft_ofi_tx_leave(tx);
 }
 
