@@ -123,19 +123,44 @@ static void inject_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void
     injected_put_issued(tx, pe);
 }
 
+/* A scalar put as it waits in its caller's frame for the provider. */
+struct scalar_put {
+    uint64_t bits, off;
+    size_t len;
+    int pe;
+};
+
+/* A scalar put the provider did not take at once (EAGAIN, an error): its
+ * count taken back (the rest of the bookkeeping may stay: a mark costs
+ * at most a flush read), then the general path, which retries or names
+ * the failure. Out of line and reading the put from the caller's frame,
+ * so that nothing of it stays in registers across the provider's call. */
+static __attribute__((cold, noinline)) void put_scalar_again(int seg, const struct scalar_put *p)
+{
+    struct weft_ofi_tx *tx = &weft_ofi_tx0;
+    tx->w_issued--;
+    uint64_t bits = p->bits;
+    weft_ofi_put_or_coalesce(tx, seg, p->off, &bits, p->len, p->pe, 0);
+}
+
 /* seg is a constant in each caller below: the heap's address and key are
  * then loaded without an index (6 instructions of shmem_int_p over shm). */
 static inline __attribute__((always_inline)) void put_scalar(int seg, uint64_t off, uint64_t bits,
                                                              size_t len, int pe)
 {
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
-    /* The common case straight to the provider; coalescing (scalar_inject
-     * 0) appends the word to the buffer; EAGAIN, errors, tiny inject
-     * limits and a shared tx0 take the general path. */
-    if (WEFT_LIKELY(len <= weft_ofi.put.scalar_inject) &&
-        WEFT_LIKELY(fi_inject_write(tx->ep, &bits, len, (fi_addr_t)pe,
-                                    weft_ofi_raddr(pe, seg, off), weft_ofi_rkey(pe, seg)) == 0)) {
+    /* The common case straight to the provider, its bookkeeping first (tx0
+     * is not shared here: scalar_inject is 0 then), so that only the
+     * provider's answer is looked at after its call; coalescing
+     * (scalar_inject 0) appends the word to the buffer; tiny inject limits
+     * and a shared tx0 take the general path. */
+    if (WEFT_LIKELY(len <= weft_ofi.put.scalar_inject)) {
+        struct scalar_put p = {bits, off, len, pe};
         injected_put_issued(tx, pe);
+        if (WEFT_LIKELY(fi_inject_write(tx->ep, &p.bits, len, (fi_addr_t)pe,
+                                        weft_ofi_raddr(pe, seg, off), weft_ofi_rkey(pe, seg)) == 0))
+            return;
+        put_scalar_again(seg, &p);
         return;
     }
     if (weft_ofi_coal_takes(tx, len, pe)) {
