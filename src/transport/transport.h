@@ -510,6 +510,21 @@ weft_transport_g_heap(uint64_t off, void *value, size_t len, int pe)
     }
     return 0;
 }
+/* A word of the default context's heap (GASNet's 8-byte puts), pe
+ * checked: a store on a direct peer (0: complete), else injected like
+ * shmem_TYPE_p's value (1: left to libfabric, a later quiet completes
+ * it). */
+static inline __attribute__((always_inline)) int weft_transport_put_u64(uint64_t off, uint64_t bits,
+                                                                        int pe)
+{
+    char *peer = weft_transport_fast_peer(WEFT_SEG_HEAP, pe);
+    if (WEFT_LIKELY(peer != NULL)) {
+        weft_copy_scalar(peer + off, &bits, sizeof bits);
+        return 0;
+    }
+    weft_ofi_put_scalar(off, bits, sizeof bits, pe);
+    return 1;
+}
 /* Static data at data offset doff of a mapped peer: 1 when done, 0 when
  * the peer is reached through libfabric. */
 static inline __attribute__((always_inline)) int
