@@ -638,6 +638,13 @@ static inline void weft_transport_msg_send(int pe, const uint64_t *args, int nar
 {
     weft_ofi_msg_send(pe, WEFT_OFI_MSG_ID(WEFT_OFI_MSG_H_AM, 0), args, nargs, payload, len);
 }
+/* The same with no payload and at most WEFT_TRANSPORT_MSG_MAX_ARGS
+ * arguments (Short active messages): injected straight from the caller's
+ * arguments where the provider takes it whole. */
+static inline void weft_transport_msg_send_short(int pe, const uint64_t *args, int nargs)
+{
+    weft_ofi_msg_send_short(pe, WEFT_OFI_MSG_ID(WEFT_OFI_MSG_H_AM, 0), args, nargs);
+}
 /* 1 while this thread runs a message handler (inside the progress). */
 static inline int weft_transport_msg_in_handler(void) { return weft_ofi_msg_in_handler(); }
 
