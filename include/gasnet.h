@@ -196,7 +196,7 @@ extern gasnet_node_t weft_gasnet_fast_nodes;
 static inline int weft_gasnet_fast_addr(gasnet_node_t node, const void *addr, size_t nbytes,
                                         char **out)
 {
-    if (nbytes <= WEFT_GN_FAST_MAX && node < weft_gasnet_fast_nodes) {
+    if (nbytes <= WEFT_GN_FAST_MAX && node < weft_gasnet_fast_nodes) { /* icount-check: node range */
         const struct weft_gasnet_fast_node *e = &weft_gasnet_fast[node];
         uintptr_t off = (uintptr_t)addr - e->base;
         if (__builtin_expect(off < e->limit, 1)) {

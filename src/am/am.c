@@ -197,6 +197,28 @@ static void ofi_send(int pe, const struct weft_am_out *m)
         weft_transport_msg_send(pe, w, nw, NULL, 0);
 }
 
+/* A Short request to a PE weft_am_short_request did not take: through
+ * libfabric, the message built in registers and handed to the transport's
+ * short send (ofi_send's layout, without its general cases); to this PE
+ * itself, or a PE reached on-node after all, the general send. */
+void weft_am_short_request_far(int pe, unsigned handler, int nargs, const int32_t *args)
+{
+    if (WEFT_UNLIKELY(pe == weft_rt.my_pe || am.peer[pe] != NULL)) {
+        struct weft_am_out m = {handler, WEFT_AM_SHORT, 0, nargs, args, NULL, 0, 0};
+        weft_am_send("gasnet_AMRequestShort", pe, &m);
+        return;
+    }
+    uint64_t w[2 + WEFT_AM_MAX_ARGS / 2];
+    int nw = 2 + (nargs + 1) / 2;
+    w[0] = (uint64_t)handler | (uint64_t)WEFT_AM_SHORT << 8 | (uint64_t)nargs << 16;
+    w[1] = 0;
+    if (nargs) { /* the last word may be half filled */
+        w[nw - 1] = 0;
+        memcpy(w + 2, args, (size_t)nargs * sizeof(int32_t));
+    }
+    weft_transport_msg_send_short(pe, w, nw);
+}
+
 /* ---- on-node -------------------------------------------------------------- */
 
 int weft_am_onnode(int pe) { return am.peer[pe] != NULL; }

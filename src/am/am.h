@@ -151,6 +151,10 @@ static inline int weft_am_short_request(int pe, unsigned handler, int nargs, con
     return 0;
 }
 
+/* The same request to a PE weft_am_short_request returned -1 for (through
+ * libfabric, or this PE itself). */
+void weft_am_short_request_far(int pe, unsigned handler, int nargs, const int32_t *args);
+
 /* Collective: set up the on-node channels (a symmetric allocation) and the
  * libfabric handler. threaded: several threads may send at once. */
 void weft_am_init(int threaded);

@@ -73,15 +73,23 @@ static inline int weft_api_pe(const char *call, const struct weft_ctx *c, int pe
  * (weft_fast_n_pes), the message weft_check_pe's. */
 static inline void weft_fast_check_pe(const char *call, int pe)
 {
-    if (WEFT_UNLIKELY((unsigned)pe >= weft_fast_n_pes))
+    if (WEFT_UNLIKELY((unsigned)pe >= weft_fast_n_pes)) /* icount-check: PE range */
         weft_fail_pe(call, pe);
+}
+
+/* The symmetric-address check of shmem_TYPE_p and _g: the heap offset
+ * below weft_fast_pg_limit (heap, and in window mode static data too). */
+static inline __attribute__((always_inline)) int weft_fast_pg_in(uint64_t off)
+{
+    return WEFT_LIKELY(off < weft_fast_pg_limit); /* icount-check: symmetric address */
 }
 
 
 static inline int weft_fast_heap(shmem_ctx_t ctx, const void *addr, size_t len, uint64_t *off)
 {
     *off = WEFT_HEAP_OFF(addr);
-    return ctx == SHMEM_CTX_DEFAULT && len <= WEFT_FAST_MAX && *off < weft_fast_heap_limit;
+    return ctx == SHMEM_CTX_DEFAULT && len <= WEFT_FAST_MAX &&
+           *off < weft_fast_heap_limit; /* icount-check: symmetric address */
 }
 
 /* shmem_TYPE_p and shmem_TYPE_g of the default context for types of up to
@@ -132,7 +140,7 @@ union weft_scalar {
     void shmem_##N##_p(T *dest, T value, int pe)                                            \
     {                                                                                       \
         uint64_t off = WEFT_HEAP_OFF(dest);                                                 \
-        if (sizeof(T) <= 8 && WEFT_LIKELY(off < weft_fast_pg_limit)) {                      \
+        if (sizeof(T) <= 8 && weft_fast_pg_in(off)) {                                       \
             weft_fast_check_pe("shmem_" #N "_p", pe);                                       \
             if (WEFT_LIKELY(weft_transport_p_heap(off, &value, sizeof(T), pe)))             \
                 return;                                                                     \
@@ -164,7 +172,7 @@ union weft_scalar {
     T shmem_##N##_g(const T *source, int pe)                                                \
     {                                                                                       \
         uint64_t off = WEFT_HEAP_OFF(source);                                               \
-        if (sizeof(T) <= 8 && WEFT_LIKELY(off < weft_fast_pg_limit)) {                      \
+        if (sizeof(T) <= 8 && weft_fast_pg_in(off)) {                                       \
             weft_fast_check_pe("shmem_" #N "_g", pe);                                       \
             T value;                                                                        \
             if (WEFT_LIKELY(weft_transport_g_heap(off, &value, sizeof(T), pe)))             \

@@ -255,7 +255,7 @@ static inline size_t weft_nbytes(const char *call, const char *arg, size_t n, si
 
 static inline void weft_check_init(const char *call)
 {
-    if (WEFT_UNLIKELY(!weft_rt.initialized))
+    if (WEFT_UNLIKELY(!weft_rt.initialized)) /* icount-check: initialized */
         weft_fail_not_initialized(call);
 }
 

@@ -476,8 +476,9 @@ int weft_gasnet_AMRequestShortM(gasnet_node_t dest, gasnet_handler_t h, int numa
 }
 /* The fixed-arity Short requests: the checks as one unlikely branch (an
  * unregistered handler also means "before attach": the table is empty
- * then), then the on-node slot written inline; libfabric, or a failed
- * check (am_check names it), takes the general path. */
+ * then), then the on-node slot written inline, or the message injected
+ * through libfabric (weft_am_short_request_far); a failed check (am_check
+ * names it) takes the general path. */
 static __attribute__((noinline)) int short_general(gasnet_node_t dest, gasnet_handler_t h,
                                                    int numargs, const gasnet_handlerarg_t *args)
 {
@@ -489,10 +490,12 @@ static __attribute__((noinline)) int short_general(gasnet_node_t dest, gasnet_ha
 int weft_gasnet_AMRequestShortA(gasnet_node_t dest, gasnet_handler_t h, int numargs,
                                 const gasnet_handlerarg_t *args)
 {
+    /* icount-check: dest, handler, numargs, not in a handler */
     if (WEFT_UNLIKELY((dest >= (gasnet_node_t)weft_rt.n_pes) | (weft_gn.handlers[h] == NULL) |
-                      ((unsigned)numargs > WEFT_AM_MAX_ARGS) | (weft_gn_cur != NULL)) ||
-        weft_am_short_request((int)dest, h, numargs, args) != 0)
+                      ((unsigned)numargs > WEFT_AM_MAX_ARGS) | (weft_gn_cur != NULL)))
         return short_general(dest, h, numargs, args);
+    if (weft_am_short_request((int)dest, h, numargs, args) != 0)
+        weft_am_short_request_far((int)dest, h, numargs, args);
     return GASNET_OK;
 }
 

@@ -66,6 +66,16 @@ void weft_gasnet_get_bulk(void *dest, gasnet_node_t node, void *src, size_t nbyt
     blocking_get(dest, weft_gn_off("gasnet_get_bulk", "src", node, src, nbytes), nbytes, node);
 }
 
+/* An 8-byte put (a word, the commonest small put) in registers, the way
+ * shmem_TYPE_p sends its value; the rest through weft_gn_put_nb. */
+static inline int put_word(const char *call, gasnet_node_t node, void *dest, const void *src)
+{
+    weft_gn_check(call, node);
+    uint64_t bits;
+    memcpy(&bits, src, sizeof bits);
+    return weft_transport_put_u64(weft_gn_off(call, "dest", node, dest, sizeof bits), bits,
+                                  (int)node);
+}
 /* Non-blocking put: the non-bulk form may reuse src on return, so it is a
  * blocking put (complete locally) whose remote completion is the handle. */
 gasnet_handle_t weft_gn_put_nb(const char *call, gasnet_node_t node, void *dest, void *src,
@@ -89,6 +99,8 @@ gasnet_handle_t weft_gn_get_nb(const char *call, void *dest, gasnet_node_t node,
 
 gasnet_handle_t weft_gasnet_put_nb(gasnet_node_t node, void *dest, void *src, size_t nbytes)
 {
+    if (nbytes == sizeof(uint64_t))
+        return put_word("gasnet_put_nb", node, dest, src) ? PENDING : GASNET_INVALID_HANDLE;
     return weft_gn_put_nb("gasnet_put_nb", node, dest, src, nbytes, 0);
 }
 gasnet_handle_t weft_gasnet_put_nb_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes)
@@ -113,6 +125,11 @@ void weft_gn_note_region(gasnet_handle_t h)
 }
 void weft_gasnet_put_nbi(gasnet_node_t node, void *dest, void *src, size_t nbytes)
 {
+    if (nbytes == sizeof(uint64_t)) {
+        if (put_word("gasnet_put_nbi", node, dest, src))
+            weft_gn_note_region(PENDING);
+        return;
+    }
     weft_gn_note_region(weft_gn_put_nb("gasnet_put_nbi", node, dest, src, nbytes, 0));
 }
 void weft_gasnet_put_nbi_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes)

@@ -46,9 +46,9 @@ WEFT_NORETURN void weft_gn_fail_segment(const char *call, const char *arg, int n
 
 static inline void weft_gn_check(const char *call, gasnet_node_t node)
 {
-    if (WEFT_UNLIKELY(!weft_gn.attached))
+    if (WEFT_UNLIKELY(!weft_gn.attached)) /* icount-check: attached */
         weft_gn_fail_attach(call);
-    if (WEFT_UNLIKELY(node >= (gasnet_node_t)weft_rt.n_pes))
+    if (WEFT_UNLIKELY(node >= (gasnet_node_t)weft_rt.n_pes)) /* icount-check: node range */
         weft_gn_fail_node(call, "node", node);
 }
 
@@ -58,7 +58,7 @@ static inline uint64_t weft_gn_off(const char *call, const char *arg, gasnet_nod
 {
     const gasnet_seginfo_t *s = &weft_gn.info[node];
     uintptr_t d = (uintptr_t)addr - (uintptr_t)s->addr;
-    if (WEFT_UNLIKELY(d >= s->size || len > s->size - d)) {
+    if (WEFT_UNLIKELY(d >= s->size || len > s->size - d)) { /* icount-check: segment bounds */
         if (!(len == 0 && d == s->size))
             weft_gn_fail_segment(call, arg, (int)node, addr, len);
     }

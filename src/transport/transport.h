@@ -510,6 +510,21 @@ weft_transport_g_heap(uint64_t off, void *value, size_t len, int pe)
     }
     return 0;
 }
+/* A word of the default context's heap (GASNet's 8-byte puts), pe
+ * checked: a store on a direct peer (0: complete), else injected like
+ * shmem_TYPE_p's value (1: left to libfabric, a later quiet completes
+ * it). */
+static inline __attribute__((always_inline)) int weft_transport_put_u64(uint64_t off, uint64_t bits,
+                                                                        int pe)
+{
+    char *peer = weft_transport_fast_peer(WEFT_SEG_HEAP, pe);
+    if (WEFT_LIKELY(peer != NULL)) {
+        weft_copy_scalar(peer + off, &bits, sizeof bits);
+        return 0;
+    }
+    weft_ofi_put_scalar(off, bits, sizeof bits, pe);
+    return 1;
+}
 /* Static data at data offset doff of a mapped peer: 1 when done, 0 when
  * the peer is reached through libfabric. */
 static inline __attribute__((always_inline)) int
@@ -622,6 +637,13 @@ static inline void weft_transport_msg_send(int pe, const uint64_t *args, int nar
                                            const void *payload, size_t len)
 {
     weft_ofi_msg_send(pe, WEFT_OFI_MSG_ID(WEFT_OFI_MSG_H_AM, 0), args, nargs, payload, len);
+}
+/* The same with no payload and at most WEFT_TRANSPORT_MSG_MAX_ARGS
+ * arguments (Short active messages): injected straight from the caller's
+ * arguments where the provider takes it whole. */
+static inline void weft_transport_msg_send_short(int pe, const uint64_t *args, int nargs)
+{
+    weft_ofi_msg_send_short(pe, WEFT_OFI_MSG_ID(WEFT_OFI_MSG_H_AM, 0), args, nargs);
 }
 /* 1 while this thread runs a message handler (inside the progress). */
 static inline int weft_transport_msg_in_handler(void) { return weft_ofi_msg_in_handler(); }

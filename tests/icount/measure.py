@@ -48,7 +48,20 @@ instruction goes to the first class that matches:
 total = own + libfabric + other. This is the seed paper's scope for "own"
 (the library's instructions, libfabric's excluded), plus the rest.
 
-Targets live in TARGETS below and nowhere else.
+Checks. The seed paper's prototypes checked no argument; weft checks every
+one (initialized, PE or node range, symmetric address, ...). The lines of
+weft's sources that make a check carry a comment "icount-check: NAME" (at
+their end, or alone on the line before them); an
+own instruction whose source line (as callgrind attributes it: an inlined
+check counts at its own line) carries one is counted to that check as
+well. "checks" is their sum, "net" = own - checks: the figure compared
+with the paper's. Each (call, path) lists its checks by name and cost. A
+check written inside a macro body (shmem_TYPE_p's heap compare, in
+WEFT_DEF_API_PG) has the line of the macro's use, shared with code that is
+not a check, so it is not marked and stays in net.
+
+Targets live in TARGETS below and nowhere else; the classes a target may
+name are own, libfabric, other, total, checks and net.
 """
 
 import argparse
@@ -63,15 +76,11 @@ import tempfile
 
 # ---- targets ------------------------------------------------------------
 # (path, call, class, maximum instructions per call). Checked with --check.
-# The original targets are on-node shmem_int_p <= 12 in total (met: 12) and,
-# via libfabric, shmem_int_p <= 10 own and shmem_quiet <= 8 own. The
-# libfabric ones are not reachable with the checks every entry point must
-# make: the heap bounds compare, the PE range compare and the load of the
-# peer's path are 9 instructions before libfabric is called at all, and a
-# quiet after a put must wait for the target (its polling loop counts).
-# docs/performance.md has the breakdown. What is enforced for libfabric is a
-# regression bound on today's figures; the quiet target of 8 is enforced on
-# the direct path, where a quiet is a fence and a flag test.
+# Through libfabric the seed paper's figures (PAPER_GOALS below) are limits
+# on net where weft meets them, and the other rows bound today's figures
+# against regressions; docs/performance.md has the table. On the direct
+# path the limits are the original targets (shmem_int_p 12 in total, quiet
+# 8 own: a fence and a flag test).
 TARGETS = [
     ("onnode", "shmem_int_p", "total", 12),
     # A static (.bss) target: the heap lies just below the program, so one
@@ -81,12 +90,16 @@ TARGETS = [
     ("onnode", "shmem_int_p_static", "total", 12),
     ("onnode", "shmem_quiet", "own", 8),
     ("onnode", "shmem_long_atomic_fetch_add", "total", 24),
-    ("shm", "shmem_int_p", "own", 51),
-    # The libfabric targets are Sandia OpenSHMEM's figures over shm:
-    # quiet after one put 99 own / 877 total (weft: 98 / 214, no flush read
-    # on shm and no counter read for what is known complete); fetch-add at
-    # most SOS's 3,300 in total (weft: about 1,350).
-    ("shm", "shmem_quiet", "own", 99),
+    # Over shm, a regression bound on today's figure (SOS over shm: 51):
+    # measured 43, of which the PE range is 2 (the heap compare sits in
+    # WEFT_DEF_API_PG's line, so it stays in net) and the call to the
+    # provider with its bookkeeping the rest. The paper's 16 is a goal
+    # (PAPER_GOALS), not met.
+    ("shm", "shmem_int_p", "own", 45),
+    # quiet after one put over shm: the write counter read once, inline,
+    # no flush read (shm queues injects in order): 53 own, 3 of them the
+    # initialized check. SOS: 99 own / 877 total.
+    ("shm", "shmem_quiet", "own", 56),
     ("shm", "shmem_quiet", "total", 877),
     ("shm", "shmem_long_atomic_fetch_add", "total", 3300),
     # Static (.bss) targets over libfabric take the heap's path with the
@@ -94,7 +107,7 @@ TARGETS = [
     # for shmem_int_p, about 460 in total for an add). An add to a static
     # counter: 106 own / 416 in total over shm; Sandia OpenSHMEM's
     # shmem_long_atomic_add, same harness, about 360 in total.
-    ("shm", "shmem_int_p_static", "own", 51),
+    ("shm", "shmem_int_p_static", "own", 48),
     ("shm", "shmem_long_atomic_add_static", "total", 450),
     ("onnode", "shmem_long_atomic_add_static", "total", 24),
     # tcp coalesces shmem_TYPE_p (ofi_coalesce.c): a record appended to a
@@ -115,7 +128,31 @@ TARGETS = [
     ("onnode", "shmemx_putmem_ct", "total", 32),
     ("onnode", "gasnet_put_nbi", "total", 12),
     ("onnode", "gasnet_put_nb", "total", 12),
+    ("onnode", "gasnet_wait_syncnbi_puts_idle", "total", 15),
     ("onnode", "gasnet_wait_syncnbi_puts", "total", 15),
+    # GASNet through libfabric over shm. A Short request: the checks (15),
+    # the on-node channel's test, the message built on the stack and
+    # injected (weft_am_short_request_far): 111 own, net 96, within the
+    # paper's 106. The implicit-put sync after one put is the quiet: net
+    # 52, within the paper's 56. An 8-byte put_nbi takes shmem_TYPE_p's
+    # scalar path after GASNet's checks (14) and gasnet.h's inline try:
+    # 82 own, net 68 (the goal, no more than shmem_int_p, is open).
+    ("shm", "gasnet_AMRequestShort0", "net", 106),
+    ("shm", "gasnet_AMRequestShort0", "own", 115),
+    ("tcp", "gasnet_AMRequestShort0", "net", 106),
+    ("shm", "gasnet_wait_syncnbi_puts", "net", 56),
+    ("shm", "gasnet_put_nbi", "own", 86),
+]
+
+# The seed paper's figures (own instructions of its prototypes, which
+# checked no argument), compared with weft's net = own - checks on every
+# path through libfabric. Printed, not enforced: the ones met are in
+# TARGETS above as well.
+PAPER_GOALS = [
+    ("shmem_int_p", 16),
+    ("shmem_quiet", 11),
+    ("gasnet_AMRequestShort0", 106),
+    ("gasnet_wait_syncnbi_puts", 56),
 ]
 
 # The measured calls: hot_calls' phase name -> the name shown in the table.
@@ -126,12 +163,13 @@ CALLS = collections.OrderedDict([
     ("shmem_long_atomic_add_static", "shmem_long_atomic_add_static (.bss)"),
     ("shmem_putmem_nbi_8B", "shmem_putmem_nbi 8 B"),
     ("shmemx_putmem_ct_8B", "shmemx_putmem_ct 8 B"),
-    ("shmem_quiet_after_put", "shmem_quiet"),
+    ("shmem_quiet_after_put", "shmem_quiet after one put"),
     ("shmem_barrier_all", "shmem_barrier_all 2 PEs"),
     ("gasnet_AMRequestShort0", "gasnet_AMRequestShort0"),
     ("gasnet_put_nbi_8B", "gasnet_put_nbi 8 B"),
     ("gasnet_put_nb_8B", "gasnet_put_nb 8 B"),
-    ("gasnet_wait_syncnbi_puts_idle", "gasnet_wait_syncnbi_puts idle"),
+    ("gasnet_wait_syncnbi_puts_after_put", "gasnet_wait_syncnbi_puts after one put_nbi"),
+    ("gasnet_wait_syncnbi_puts_idle", "gasnet_wait_syncnbi_puts_idle (nothing outstanding)"),
 ])
 # TARGETS name calls by their table name's first word.
 CALL_KEY = {phase: shown.split()[0] for phase, shown in CALLS.items()}
@@ -146,6 +184,10 @@ PATHS = collections.OrderedDict([
 CLEARED_ENV = ("FI_PROVIDER", "WEFT_PROVIDER", "WEFT_ONNODE")
 
 CLASSES = ("own", "libfabric", "other")
+# What a target may limit: the classes, their sum, and own split into the
+# argument checks and the rest (module docstring, "Checks").
+TARGET_CLASSES = CLASSES + ("total", "checks", "net")
+CHECK_MARK = re.compile(r"icount-check:\s*(.*?)\s*(\*/|$)")
 SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -336,16 +378,44 @@ def run_path(opts, path_name, env_extra):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+_check_lines_cache = {}
+
+
+def check_lines(src):
+    """{line number: check name} for the lines of source file src that
+    carry an "icount-check: NAME" comment; {} when it cannot be read."""
+    path = os.path.normpath(src)
+    if path not in _check_lines_cache:
+        marks = {}
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for n, text in enumerate(f, 1):
+                    m = CHECK_MARK.search(text)
+                    if m and m.group(1):
+                        # A comment alone on its line marks the next one.
+                        alone = text.lstrip().startswith("/*")
+                        marks[n + 1 if alone else n] = m.group(1)
+        except OSError:
+            pass
+        _check_lines_cache[path] = marks
+    return _check_lines_cache[path]
+
+
 def per_call(calls, prof, program):
-    """Instructions per call by class (plus harness), and a check that
-    weft's code came with source files (debug info)."""
+    """Instructions per call by class (plus harness), the argument checks
+    among weft's own by name, and a check that weft's code came with
+    source files (debug info)."""
     by_class = collections.Counter()
+    by_check = collections.Counter()
     weft_with_source = 0
-    for (obj, src, _fn, _line, _instr), ir in prof.cost.items():
+    for (obj, src, _fn, line, _instr), ir in prof.cost.items():
         cls = classify(obj, src, program)
         by_class[cls] += ir
         if cls == "own" and src and src != "???":
             weft_with_source += ir
+            name = check_lines(src).get(line)
+            if name:
+                by_check[name] += ir
     # Every weft call runs some of weft's code, and the toggles around it
     # cost a few instructions of hot_calls: if either is missing, the
     # bracketing or the attribution is broken, not the library.
@@ -359,6 +429,9 @@ def per_call(calls, prof, program):
                            "(CMAKE_BUILD_TYPE=RelWithDebInfo)")
     result = {k: by_class[k] / calls for k in CLASSES + ("harness",)}
     result["total"] = sum(result[k] for k in CLASSES)
+    result["by_check"] = {k: v / calls for k, v in by_check.items()}
+    result["checks"] = sum(result["by_check"].values())
+    result["net"] = result["own"] - result["checks"]
     return result
 
 
@@ -412,6 +485,11 @@ def main():
     ap.add_argument("--timeout", type=int, default=120, help="seconds per path")
     opts = ap.parse_args()
 
+    for path, call, cls, _limit in TARGETS:
+        if path not in PATHS or call not in CALL_KEY.values() or cls not in TARGET_CLASSES:
+            print("icount: TARGETS names (%s, %s, %s), which is not a measured path, call "
+                  "and class" % (path, call, cls), file=sys.stderr)
+            return 2
     if opts.build:
         opts.launcher = opts.launcher or os.path.join(opts.build, "bin", "oshrun")
         opts.program = opts.program or os.path.join(opts.build, "tests", "icount",
@@ -461,15 +539,26 @@ def main():
     print()
     print("Instructions per call, PE 0 to PE 1, 2 PEs, %d measured calls each, "
           "lowest of %d run(s):" % (opts.calls, opts.runs))
-    head = "%-28s %-7s %9s %10s %9s %9s" % ("call", "path", "own", "libfabric", "other",
-                                             "total")
+    head = "%-28s %-7s %9s %10s %9s %9s %7s %7s" % ("call", "path", "own", "libfabric", "other",
+                                                    "total", "checks", "net")
     print(head)
     print("-" * len(head))
     for phase, shown in CALLS.items():
         for path in paths:
             r = results[(CALL_KEY[phase], path)]
-            print("%-28s %-7s %9.1f %10.1f %9.1f %9.1f"
-                  % (shown, path, r["own"], r["libfabric"], r["other"], r["total"]))
+            print("%-28s %-7s %9.1f %10.1f %9.1f %9.1f %7.1f %7.1f"
+                  % (shown, path, r["own"], r["libfabric"], r["other"], r["total"],
+                     r["checks"], r["net"]))
+
+    print()
+    print("Argument checks among own (instructions per call, by the source lines "
+          "marked icount-check):")
+    for phase, shown in CALLS.items():
+        for path in paths:
+            r = results[(CALL_KEY[phase], path)]
+            if r["by_check"]:
+                print("  %-28s %-7s %s" % (CALL_KEY[phase], path, ", ".join(
+                    "%s %.1f" % kv for kv in sorted(r["by_check"].items()))))
 
     for (phase, path), rows in lines_wanted.items():
         print()
@@ -479,6 +568,21 @@ def main():
                 print("  %9.1f  %-9s %-52s %s" % (v, cls, short_path(where), fn))
 
     print()
+    for call, figure in PAPER_GOALS:
+        for path in paths:
+            if path == "onnode" or (call, path) not in results:
+                continue
+            net = results[(call, path)]["net"]
+            print("paper  %-7s %-24s net <= %4d: %9.1f  %s"
+                  % (path, call, figure, net, "met" if net <= figure else "open"))
+    for path in paths:
+        if path == "onnode" or ("gasnet_put_nbi", path) not in results:
+            continue
+        put, p = results[("gasnet_put_nbi", path)]["net"], results[("shmem_int_p", path)]["net"]
+        print("paper  %-7s %-24s net <= shmem_int_p's %.1f: %9.1f  %s"
+              % (path, "gasnet_put_nbi", p, put, "met" if put <= p else "open"))
+
+    print()
     missed = 0
     for path, call, cls, limit in TARGETS:
         if (call, path) not in results:
@@ -486,7 +590,7 @@ def main():
         value = results[(call, path)][cls]
         ok = value <= limit
         missed += not ok
-        print("target %-7s %-14s %-5s <= %3d: %9.1f  %s"
+        print("target %-7s %-14s %-6s <= %4d: %9.1f  %s"
               % (path, call, cls, limit, value, "met" if ok else "MISSED"))
     if missed and opts.check:
         print("icount: %d target(s) missed" % missed)

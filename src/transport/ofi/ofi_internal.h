@@ -515,6 +515,34 @@ void weft_ofi_quiet_held(struct weft_ofi_tx *tx);
 
 /* Wait until the counters reach the issued counts; abort on errors. */
 void weft_ofi_wait_writes(struct weft_ofi_tx *tx, const char *what);
+/* The polls of tx's write (reads 0) or read counter once the first read
+ * fell short (ofi_wait.c). */
+void weft_ofi_wait_cntr_polling(struct weft_ofi_tx *tx, int reads, uint64_t issued,
+                                const char *what);
+/* Whether tx's write (reads 0) or read counter has reached issued, read
+ * once at most: a count no higher than the one last read is answered
+ * without calling the provider. reads is a constant at each caller, so
+ * the choices fold. */
+static inline int weft_ofi_cntr_reached(struct weft_ofi_tx *tx, int reads, uint64_t issued)
+{
+    uint64_t *done_seen = reads ? &tx->r_done_seen : &tx->w_done_seen;
+    if (WEFT_LIKELY(*done_seen >= issued))
+        return 1;
+    uint64_t done = fi_cntr_read(reads ? tx->rcntr : tx->wcntr);
+    if (WEFT_UNLIKELY(done < issued))
+        return 0;
+    *done_seen = done;
+    return 1;
+}
+/* Wait until tx's write (reads 0) or read counter reaches issued: inline
+ * where it is already there (quiet after injected puts), the polling loop
+ * out of line. */
+static inline void weft_ofi_wait_cntr(struct weft_ofi_tx *tx, int reads, uint64_t issued,
+                                      const char *what)
+{
+    if (WEFT_UNLIKELY(!weft_ofi_cntr_reached(tx, reads, issued)))
+        weft_ofi_wait_cntr_polling(tx, reads, issued, what);
+}
 void weft_ofi_wait_reads(struct weft_ofi_tx *tx, const char *what);
 /* Whether tx's reads up to count (a value r_issued had) are done, without
  * waiting. */

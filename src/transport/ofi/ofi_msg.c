@@ -301,6 +301,29 @@ void weft_ofi_msg_send(int pe, uint64_t id, const uint64_t *args, int nargs, con
     }
 }
 
+void weft_ofi_msg_send_short(int pe, uint64_t id, const uint64_t *args, int nargs)
+{
+    struct {
+        struct weft_ofi_msg_hdr h;
+        uint64_t args[WEFT_OFI_MSG_MAX_ARGS];
+    } m;
+    size_t total = WEFT_OFI_MSG_SIZE(nargs, 0);
+    if (WEFT_LIKELY((unsigned)nargs <= WEFT_OFI_MSG_MAX_ARGS && total <= weft_ofi.fab.prov_inject &&
+                    __atomic_load_n(&layer.npend, __ATOMIC_RELAXED) == 0)) {
+        m.h.handler = (uint8_t)id;
+        m.h.nargs = (uint8_t)nargs;
+        m.h.flags = 0;
+        m.h.len = 0;
+        m.h.src = (uint32_t)weft_rt.my_pe;
+        m.h.imm = (uint32_t)(id >> 32);
+        for (int i = 0; i < nargs; i++)
+            m.args[i] = args[i];
+        if (WEFT_LIKELY(fi_inject(weft_ofi_tx0.ep, &m, total, (fi_addr_t)pe) == 0))
+            return;
+    }
+    weft_ofi_msg_send(pe, id, args, nargs, NULL, 0);
+}
+
 static void dispatch(struct msg_buf *b, size_t got)
 {
     const struct weft_ofi_msg_hdr *h = (const struct weft_ofi_msg_hdr *)b->data;

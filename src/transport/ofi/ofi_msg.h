@@ -67,6 +67,11 @@ void weft_ofi_msg_register(int id, weft_ofi_msg_handler_fn fn);
 void weft_ofi_msg_send(int pe, uint64_t id, const uint64_t *args, int nargs, const void *payload,
                        size_t len);
 
+/* A message with no payload (id, args as weft_ofi_msg_send): injected
+ * from a header and the arguments laid out on the stack when nothing is
+ * queued and the provider takes it whole, else weft_ofi_msg_send. */
+void weft_ofi_msg_send_short(int pe, uint64_t id, const uint64_t *args, int nargs);
+
 /* The same from a context's transmit resources: a small message leaves
  * from tx's own endpoint with fi_inject (so the provider keeps it in order
  * behind that endpoint's writes: weft_ofi.order.ordered), progressing tx until

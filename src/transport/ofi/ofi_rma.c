@@ -123,19 +123,44 @@ static void inject_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void
     injected_put_issued(tx, pe);
 }
 
+/* A scalar put as it waits in its caller's frame for the provider. */
+struct scalar_put {
+    uint64_t bits, off;
+    size_t len;
+    int pe;
+};
+
+/* A scalar put the provider did not take at once (EAGAIN, an error): its
+ * count taken back (the rest of the bookkeeping may stay: a mark costs
+ * at most a flush read), then the general path, which retries or names
+ * the failure. Out of line and reading the put from the caller's frame,
+ * so that nothing of it stays in registers across the provider's call. */
+static __attribute__((cold, noinline)) void put_scalar_again(int seg, const struct scalar_put *p)
+{
+    struct weft_ofi_tx *tx = &weft_ofi_tx0;
+    tx->w_issued--;
+    uint64_t bits = p->bits;
+    weft_ofi_put_or_coalesce(tx, seg, p->off, &bits, p->len, p->pe, 0);
+}
+
 /* seg is a constant in each caller below: the heap's address and key are
  * then loaded without an index (6 instructions of shmem_int_p over shm). */
 static inline __attribute__((always_inline)) void put_scalar(int seg, uint64_t off, uint64_t bits,
                                                              size_t len, int pe)
 {
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
-    /* The common case straight to the provider; coalescing (scalar_inject
-     * 0) appends the word to the buffer; EAGAIN, errors, tiny inject
-     * limits and a shared tx0 take the general path. */
-    if (WEFT_LIKELY(len <= weft_ofi.put.scalar_inject) &&
-        WEFT_LIKELY(fi_inject_write(tx->ep, &bits, len, (fi_addr_t)pe,
-                                    weft_ofi_raddr(pe, seg, off), weft_ofi_rkey(pe, seg)) == 0)) {
+    /* The common case straight to the provider, its bookkeeping first (tx0
+     * is not shared here: scalar_inject is 0 then), so that only the
+     * provider's answer is looked at after its call; coalescing
+     * (scalar_inject 0) appends the word to the buffer; tiny inject limits
+     * and a shared tx0 take the general path. */
+    if (WEFT_LIKELY(len <= weft_ofi.put.scalar_inject)) {
+        struct scalar_put p = {bits, off, len, pe};
         injected_put_issued(tx, pe);
+        if (WEFT_LIKELY(fi_inject_write(tx->ep, &p.bits, len, (fi_addr_t)pe,
+                                        weft_ofi_raddr(pe, seg, off), weft_ofi_rkey(pe, seg)) == 0))
+            return;
+        put_scalar_again(seg, &p);
         return;
     }
     if (weft_ofi_coal_takes(tx, len, pe)) {
@@ -611,18 +636,29 @@ static void flush_dirty(struct weft_ofi_tx *tx)
     tx->ndirty = 0;
 }
 
-void weft_ofi_quiet_held(struct weft_ofi_tx *tx)
+/* Software atomics and acknowledged put batches still out on tx. */
+static __attribute__((noinline)) void wait_replies(struct weft_ofi_tx *tx)
 {
-    if (WEFT_UNLIKELY(tx->cma_ndefer))
-        weft_ofi_cma_settle(tx, "shmem_quiet"); /* first: a copy that fails is written */
-    weft_ofi_wait_writes(tx, "shmem_quiet");
-    if (tx->ndirty)
-        flush_dirty(tx);
-    weft_ofi_wait_reads(tx, "shmem_quiet");
     unsigned spins = 0;
     while (__atomic_load_n(&tx->am_done, __ATOMIC_ACQUIRE) !=
            __atomic_load_n(&tx->am_issued, __ATOMIC_RELAXED))
         weft_poll_yield(&spins);
+}
+
+/* The quiet, tx held. The counter waits are inline: after injected puts
+ * alone (a message-rate loop's quiet, or put + quiet) the write counter
+ * is read once and nothing else calls out. */
+static inline __attribute__((always_inline)) void quiet_held(struct weft_ofi_tx *tx)
+{
+    if (WEFT_UNLIKELY(tx->cma_ndefer))
+        weft_ofi_cma_settle(tx, "shmem_quiet"); /* first: a copy that fails is written */
+    weft_ofi_wait_cntr(tx, 0, __atomic_load_n(&tx->w_issued, __ATOMIC_RELAXED), "shmem_quiet");
+    if (tx->ndirty)
+        flush_dirty(tx);
+    weft_ofi_wait_cntr(tx, 1, __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED), "shmem_quiet");
+    if (__atomic_load_n(&tx->am_done, __ATOMIC_ACQUIRE) !=
+        __atomic_load_n(&tx->am_issued, __ATOMIC_RELAXED))
+        wait_replies(tx);
     tx->nbi_used = 0;
     tx->dc_writes = 0;
     tx->large_since_quiet = 0;
@@ -636,13 +672,19 @@ void weft_ofi_quiet_held(struct weft_ofi_tx *tx)
     weft_ofi_set_active(tx, 0);
 }
 
+void weft_ofi_quiet_held(struct weft_ofi_tx *tx) { quiet_held(tx); }
+
 void weft_ofi_quiet(struct weft_ofi_tx *tx)
 {
     /* A shared tx stays held throughout: nothing issued meanwhile can then
      * complete in place of what this quiet waits for (the counters do not
      * say which operation completed), and active is cleared truthfully. */
+    if (WEFT_LIKELY(!tx->enter_slow)) { /* not shared, nothing coalesced */
+        quiet_held(tx);
+        return;
+    }
     weft_ofi_tx_enter(tx);
-    weft_ofi_quiet_held(tx);
+    quiet_held(tx);
     weft_ofi_tx_leave(tx);
 }
 

@@ -102,8 +102,8 @@ static void pick_up_error_text(struct weft_ofi_tx *tx)
 /* The polls of tx's write (reads 0) or read counter once the first read
  * fell short; out of line, so that the usual quiet, whose first read finds
  * everything done, neither builds this frame nor reads the counter twice. */
-static __attribute__((noinline)) void wait_cntr_polling(struct weft_ofi_tx *tx, int reads,
-                                                        uint64_t issued, const char *what)
+void weft_ofi_wait_cntr_polling(struct weft_ofi_tx *tx, int reads, uint64_t issued,
+                                const char *what)
 {
     struct fid_cntr *c = reads ? tx->rcntr : tx->wcntr;
     uint64_t *err_seen = reads ? &tx->r_err_seen : &tx->w_err_seen;
@@ -126,40 +126,17 @@ static __attribute__((noinline)) void wait_cntr_polling(struct weft_ofi_tx *tx, 
     *(reads ? &tx->r_done_seen : &tx->w_done_seen) = done;
 }
 
-/* Whether tx's write (reads 0) or read counter has reached issued, read
- * once at most: a count no higher than the one last read is answered
- * without calling the provider. reads is a constant at each caller, so
- * the choices fold. */
-static inline int cntr_reached(struct weft_ofi_tx *tx, int reads, uint64_t issued)
-{
-    uint64_t *done_seen = reads ? &tx->r_done_seen : &tx->w_done_seen;
-    if (WEFT_LIKELY(*done_seen >= issued))
-        return 1;
-    uint64_t done = fi_cntr_read(reads ? tx->rcntr : tx->wcntr);
-    if (WEFT_UNLIKELY(done < issued))
-        return 0;
-    *done_seen = done;
-    return 1;
-}
-
-/* Wait until tx's write (reads 0) or read counter reaches issued. */
-static inline void wait_cntr(struct weft_ofi_tx *tx, int reads, uint64_t issued, const char *what)
-{
-    if (WEFT_UNLIKELY(!cntr_reached(tx, reads, issued)))
-        wait_cntr_polling(tx, reads, issued, what);
-}
-
 int weft_ofi_reads_reached(struct weft_ofi_tx *tx, uint64_t count)
 {
-    return cntr_reached(tx, 1, count);
+    return weft_ofi_cntr_reached(tx, 1, count);
 }
 
 void weft_ofi_wait_writes(struct weft_ofi_tx *tx, const char *what)
 {
-    wait_cntr(tx, 0, __atomic_load_n(&tx->w_issued, __ATOMIC_RELAXED), what);
+    weft_ofi_wait_cntr(tx, 0, __atomic_load_n(&tx->w_issued, __ATOMIC_RELAXED), what);
 }
 
 void weft_ofi_wait_reads(struct weft_ofi_tx *tx, const char *what)
 {
-    wait_cntr(tx, 1, __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED), what);
+    weft_ofi_wait_cntr(tx, 1, __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED), what);
 }
