@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* am.c owns the active-message engine (see am.h): the on-node channels in
- * the symmetric heap, their send and poll, and the adapter that carries
+ * the symmetric heap (one per node peer), their send and poll, and the adapter that carries
  * engine messages through the transport's messages (transport.h). */
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@ static struct {
     struct am_area *mine;   /* this PE's area */
     struct am_area **peer;  /* [pe]: pe's area in this process, or NULL */
     uint64_t area_off;       /* heap offset of every PE's area */
-    int *senders;            /* PEs that write to my channels */
+    int *senders;            /* PEs that write to my channels: [i] owns chan[i] */
     int n_senders;
     int busy[2];             /* a thread drains requests [0] / replies [1] */
     struct weft_ctx ctx;     /* Long payloads through libfabric */
@@ -348,7 +348,7 @@ static int drain(int which)
     int n = 0;
     for (int i = 0; i < am.n_senders; i++) {
         int src = am.senders[i];
-        struct am_chan *c = &am.mine->chan[src];
+        struct am_chan *c = &am.mine->chan[i];
         if (which)
             n += drain_ring(src, c->rep, WEFT_AM_REP_SLOTS, &weft_am_pos[src].tail[1]);
         else
@@ -395,10 +395,25 @@ void weft_am_poll(void)
 
 /* ---- setup ------------------------------------------------------------------ */
 
+/* The PEs reached directly are this PE's node, the same set on each of
+ * them (onnode.c keeps a node's mappings only where the whole node made
+ * them): a sender's channel at every receiver is its rank in it, and no
+ * node holds more PEs than the fullest host. */
+static int area_channels(void)
+{
+    return weft_rt.most_host_pes > 0 ? weft_rt.most_host_pes : weft_rt.n_pes;
+}
+
+size_t weft_am_area_size(void)
+{
+    return sizeof(struct am_area) + (size_t)area_channels() * sizeof(struct am_chan);
+}
+
 void weft_am_init(int threaded)
 {
     int n = weft_rt.n_pes;
-    size_t area = sizeof(struct am_area) + (size_t)n * sizeof(struct am_chan);
+    int n_chans = area_channels();
+    size_t area = weft_am_area_size();
     weft_am_threaded = threaded;
     am.peer = calloc((size_t)n, sizeof *am.peer);
     weft_am_pos = calloc((size_t)n, sizeof *weft_am_pos);
@@ -407,7 +422,7 @@ void weft_am_init(int threaded)
         weft_fatal("gasnet_init", "out of memory for the active-message engine");
     weft_scale_note(WEFT_SCALE_AM_TABLES,
                     (size_t)n * (sizeof *am.peer + sizeof *weft_am_pos + sizeof *am.senders));
-    weft_scale_note(WEFT_SCALE_AM_CHANNELS, (size_t)n * sizeof(struct am_chan));
+    weft_scale_note(WEFT_SCALE_AM_CHANNELS, (size_t)n_chans * sizeof(struct am_chan));
     weft_scale_set_when(WEFT_SCALE_WHEN_GASNET, 1);
     /* Every PE allocates the same size in the same order: same offset. */
     am.mine = weft_heap_alloc(4096, area);
@@ -419,22 +434,31 @@ void weft_am_init(int threaded)
     am.area_off = (uint64_t)((char *)am.mine - weft_rt.seg[WEFT_SEG_HEAP].base);
     am.mine->exists = 0;
     am.n_senders = 0;
+    int my_chan = -1;
     for (int pe = 0; pe < n; pe++) {
         char *b = weft_transport_ptr(WEFT_SEG_HEAP, am.area_off, pe);
         am.peer[pe] = (struct am_area *)(void *)b;
-        if (b) {
-            am.senders[am.n_senders++] = pe;
-            /* Not to ourselves: the inline Short request then takes
-             * weft_am_send, which runs it at once (self_send). */
-            if (pe != weft_rt.my_pe)
-                weft_am_pos[pe].out = &am.peer[pe]->chan[weft_rt.my_pe];
-            weft_am_pos[pe].area = am.peer[pe];
-        }
-        struct am_chan *c = &am.mine->chan[pe];
-        for (unsigned i = 0; i < WEFT_AM_REQ_SLOTS; i++)
-            c->req[i].seq = i;
-        for (unsigned i = 0; i < WEFT_AM_REP_SLOTS; i++)
-            c->rep[i].seq = i;
+        if (!b)
+            continue;
+        if (am.n_senders == n_chans)
+            weft_fatal("gasnet_init",
+                       "internal: more PEs reached directly than any host runs (%d)", n_chans);
+        if (pe == weft_rt.my_pe)
+            my_chan = am.n_senders;
+        am.senders[am.n_senders++] = pe;
+        weft_am_pos[pe].area = am.peer[pe];
+    }
+    for (int i = 0; i < am.n_senders; i++) {
+        int pe = am.senders[i];
+        /* Not to ourselves: the inline Short request then takes
+         * weft_am_send, which runs it at once (self_send). */
+        if (pe != weft_rt.my_pe && my_chan >= 0)
+            weft_am_pos[pe].out = &am.peer[pe]->chan[my_chan];
+        struct am_chan *c = &am.mine->chan[i];
+        for (unsigned k = 0; k < WEFT_AM_REQ_SLOTS; k++)
+            c->req[k].seq = k;
+        for (unsigned k = 0; k < WEFT_AM_REP_SLOTS; k++)
+            c->rep[k].seq = k;
     }
     weft_transport_msg_register(queue_arrived);
     weft_transport_ctx_open_private(&am.ctx);

@@ -96,7 +96,9 @@ struct am_chan {
 };
 
 /* A receiver's area: the message-exists word on a line of its own, then
- * one channel per PE of the job (indexed by sender). */
+ * one channel per PE of its node (indexed by the sender's rank among the
+ * node's PEs in PE order), as many in every PE's area as the most PEs any
+ * host runs, so that the areas are symmetric. */
 struct am_area {
     uint64_t exists;
     char pad[4096 - 8];
@@ -159,6 +161,9 @@ void weft_am_short_request_far(int pe, unsigned handler, int nargs, const int32_
  * libfabric handler. threaded: several threads may send at once. */
 void weft_am_init(int threaded);
 void weft_am_fini(void);
+/* Bytes of the symmetric heap weft_am_init takes for this PE's channels
+ * (the same on every PE; valid once shmem_init has run). */
+size_t weft_am_area_size(void);
 
 /* Send to pe (to this PE: the handler runs before it returns). A request
  * waits for a free slot polling everything; a reply

@@ -91,6 +91,7 @@ struct weft_runtime {
     char hostname[256];
     uint64_t *pe_host; /* host identity of every PE (runtime/node.c), during init */
     int single_node;   /* every PE of the job is on this host */
+    int most_host_pes; /* the most PEs any one host of the job runs */
     /* The heap ends below the program's lowest page, less than its base
      * alignment away: heap and static data fit one window (onnode.c). */
     int heap_below_program;

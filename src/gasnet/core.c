@@ -108,8 +108,7 @@ int weft_gasnet_init(int *argc, char ***argv, int thread_mode)
 static uintptr_t max_segment(void)
 {
     size_t heap = weft_rt.seg[WEFT_SEG_HEAP].size;
-    size_t chans = (size_t)weft_rt.n_pes * (WEFT_AM_REQ_SLOTS + WEFT_AM_REP_SLOTS) *
-                       (128 + WEFT_AM_MAX_MEDIUM) + 2 * GASNET_PAGESIZE;
+    size_t chans = weft_am_area_size() + GASNET_PAGESIZE;
     size_t room = heap / 4 * 3;
     room = room > chans ? room - chans : 0;
     return room & ~(uintptr_t)(GASNET_PAGESIZE - 1);

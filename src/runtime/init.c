@@ -185,7 +185,7 @@ static int most_pes_per_host(void)
 static void size_heap(size_t asked, size_t limit)
 {
     if (limit > asked) {
-        size_t budget = WEFT_HEAP_ADDRESS_BUDGET / ((size_t)most_pes_per_host() + 1);
+        size_t budget = WEFT_HEAP_ADDRESS_BUDGET / ((size_t)weft_rt.most_host_pes + 1);
         if (budget > WEFT_HEAP_GROW_MAX)
             budget = WEFT_HEAP_GROW_MAX;
         if (limit > budget)
@@ -240,6 +240,7 @@ int weft_runtime_init(int requested, int *provided)
                        weft_tun_str(WEFT_TUN_TOPOLOGY));
     weft_node_init(&layout); /* layout.heap_limit: now the job's */
     weft_topology_init(); /* needs pe_host; collective over the launcher */
+    weft_rt.most_host_pes = most_pes_per_host();
     size_heap(asked, layout.heap_limit);
     weft_heap_init(weft_rt.heap_asked + weft_rt.heap_own, weft_rt.heap_limit + weft_rt.heap_own);
     weft_rt.sym = weft_heap_alloc(64, sizeof(struct weft_internal_sym));
