@@ -32,6 +32,10 @@ static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t nblocks, capblocks;
 static size_t bytes_in_use; /* in live blocks */
 
+/* The end of the heap's part ever handed out since it was mapped: past it
+ * every byte is still the zero page the new file or mapping gave. */
+static size_t handed_out_end;
+
 static void blocks_insert(size_t at, struct weft_block b)
 {
     if (nblocks == capblocks) {
@@ -132,6 +136,7 @@ void weft_heap_init(size_t size, size_t span)
     weft_rt.heap_span = span;
     weft_fast_set_bases(base, weft_fast_data_base);
     nblocks = 0;
+    handed_out_end = 0;
     blocks_insert(0, (struct weft_block){0, span, 0});
 }
 
@@ -198,6 +203,22 @@ void *weft_heap_alloc(size_t align, size_t size)
     return p;
 }
 
+void *weft_heap_alloc_zeroed(size_t align, size_t size)
+{
+    pthread_mutex_lock(&blocks_lock);
+    size_t fresh_from = handed_out_end;
+    char *p = heap_alloc_locked(align, size);
+    pthread_mutex_unlock(&blocks_lock);
+    if (!p)
+        return NULL;
+    /* Only what was handed out before is written: untouched pages stay
+     * unbacked until used (a start-up cost and resident memory saved). */
+    size_t start = (size_t)(p - weft_rt.seg[WEFT_SEG_HEAP].base);
+    if (start < fresh_from)
+        memset(p, 0, (fresh_from - start < size ? fresh_from - start : size));
+    return p;
+}
+
 static void *heap_alloc_locked(size_t align, size_t size)
 {
     if (align < WEFT_HEAP_MIN_ALIGN)
@@ -222,6 +243,8 @@ static void *heap_alloc_locked(size_t align, size_t size)
         size_t pad = start - b.off, rest = b.size - pad - size;
         blocks[i] = (struct weft_block){start, size, 1};
         bytes_in_use += size;
+        if (start + size > handed_out_end)
+            handed_out_end = start + size;
         if (rest)
             blocks_insert(i + 1, (struct weft_block){start + size, rest, 0});
         if (pad)

@@ -317,6 +317,8 @@ void weft_barrier_all_agreeing(const char *call, unsigned flags, const void *res
  * it (the same way on every PE, before the allocation's barrier). */
 void weft_heap_init(size_t size, size_t span);
 void *weft_heap_alloc(size_t align, size_t size);
+/* The same, its bytes zero (those never handed out before are not touched). */
+void *weft_heap_alloc_zeroed(size_t align, size_t size);
 void weft_heap_free(void *p);
 size_t weft_heap_usable(void *p);
 /* Bytes in live blocks, weft's own included. */

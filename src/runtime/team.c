@@ -70,12 +70,11 @@ static void pool_init(void)
 {
     struct weft_team_pool *p = &weft_team_pool;
     size_t total = pool_layout(p, weft_rt.n_pes, weft_rt.heap_asked);
-    p->base = weft_heap_alloc(64, total);
+    p->base = weft_heap_alloc_zeroed(64, total);
     if (!p->base)
         weft_fatal("shmem_init", "the symmetric heap (%zu bytes) cannot hold the %zu bytes of "
                    "team scratch",
                    weft_rt.seg[WEFT_SEG_HEAP].size, total);
-    memset(p->base, 0, total);
     p->off = (uint64_t)(p->base - weft_rt.seg[WEFT_SEG_HEAP].base);
     p->used = 0;
     weft_debug("teams: %d scratch slots of %zu bytes (reduction chunk %zu, %d rounds)",
