@@ -10,11 +10,11 @@
  * shmem_putmem_signal then shmem_signal_wait_until; one element of a vector
  * then wait_until_any, wait_until_some and (after the rest) wait_until_all;
  * shmem_long_p then a loop of shmem_long_test. Then PEs 0 and 1 ping-pong
- * 200 rounds of put + wait_until. Each waiting PE prints the CPU time its
+ * 100 rounds of put + wait_until. Each waiting PE prints the CPU time its
  * thread and its process spent in the sleeping phases against their wall
  * time; where WT_EXPECT_SLEEP is set, the thread's share must stay under a
  * fifth (polling: close to all of it, or the CPU given away by yields).
- * Where WT_MAX_PINGPONG_S is set, the 200 round trips must take less (PEs
+ * Where WT_MAX_PINGPONG_S is set, the 100 round trips must take less (PEs
  * 0 and 1 are node peers storing directly on the mixed path: a wait that
  * slept on the counter would wake only at its 50 ms tick). */
 #include <sys/resource.h>
@@ -162,11 +162,11 @@ int main(int argc, char **argv)
             ;
     }
 
-    WT_PHASE("200 rounds of put + wait_until between PEs 0 and 1");
+    WT_PHASE("100 rounds of put + wait_until between PEs 0 and 1");
     shmem_barrier_all();
     double t0 = clock_of(CLOCK_MONOTONIC);
     if (me < 2) {
-        for (long r = 1; r <= 200; r++) {
+        for (long r = 1; r <= 100; r++) {
             if (me == 1)
                 shmem_long_wait_until(&ping, SHMEM_CMP_GE, 2 * r - 1);
             shmem_long_p(&ping, me == 0 ? 2 * r - 1 : 2 * r, 1 - me);
@@ -187,13 +187,13 @@ int main(int argc, char **argv)
                      spent.thread, spent.wall);
     }
     if (me == 1) {
-        printf("wait_counter: 200 round trips of put + wait_until in %.3f s\n", pingpong);
+        printf("wait_counter: 100 round trips of put + wait_until in %.3f s\n", pingpong);
         /* A wait that sleeps on the counter while its peer stores directly
-         * wakes only at the counter's 50 ms tick: 10 s for the 200. */
+         * wakes only at the counter's 50 ms tick: 5 s for the 100. */
         const char *max = getenv("WT_MAX_PINGPONG_S");
         if (max)
             WT_CHECK(pingpong < atof(max),
-                     "200 round trips took %.3f s (at most %s s): a wait slept through its "
+                     "100 round trips took %.3f s (at most %s s): a wait slept through its "
                      "peer's direct stores", pingpong, max);
     }
     wt_finish();
