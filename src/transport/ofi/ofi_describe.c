@@ -80,8 +80,8 @@ static void describe_provider(FILE *out, const struct fi_info *fi)
                 ? "sleep on a counter of peers' writes, atomics and messages (WEFT_WAIT_COUNTER)"
             : !weft_tun_bool(WEFT_TUN_WAIT_COUNTER) ? "poll memory (WEFT_WAIT_COUNTER=0)"
             : weft_ofi.thread_multiple ? "poll memory (SHMEM_THREAD_MULTIPLE)"
-                                       : "poll memory (the provider cannot count remote writes "
-                                         "or needs this PE's progress to apply them)");
+                                       : "poll memory (only sockets counts remote writes, applies "
+                                         "them alone and wakes a sleeper)");
     fprintf(out, "  threading         %s; SHMEM_THREAD_MULTIPLE %s\n",
             weft_ofi.fab.thread_safe ? "FI_THREAD_SAFE" : "FI_THREAD_DOMAIN",
             weft_ofi.thread_multiple

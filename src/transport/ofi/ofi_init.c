@@ -271,13 +271,16 @@ int weft_ofi_updates_counted;
 
 /* The counter that waits for a peer's update sleep on (ofi.h,
  * weft_ofi_updates_counted): only where the provider counts remote writes
- * and moves them itself. Under manual progress (shm, net, tcp;ofi_rxm,
- * udp;ofi_rxd, libfabric 2.x's tcp) a write lands only when this PE
- * progresses, so a sleeping PE would hold up the writes it waits for. */
+ * (FI_RMA_EVENT), moves them itself (FI_PROGRESS_AUTO) and wakes a
+ * sleeper when it counts one. Under manual progress (shm, udp;ofi_rxd) a
+ * write lands only when this PE progresses; tcp;ofi_rxm counts none; net
+ * (1.17) claims automatic progress, but a sleep on its counter ended only
+ * at the 50 ms tick, never at a peer's write (80 sleeps of 80). So sockets
+ * is the one provider, by name (docs/providers.md). */
 static void open_update_cntr(int rma_events)
 {
     if (!weft_tun_bool(WEFT_TUN_WAIT_COUNTER) || !rma_events || weft_ofi.fab.manual ||
-        weft_ofi.thread_multiple)
+        weft_ofi.thread_multiple || strcmp(weft_ofi_provider_name(), "sockets") != 0)
         return;
     struct fi_cntr_attr ca;
     memset(&ca, 0, sizeof ca);
