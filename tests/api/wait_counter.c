@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* wait_counter: waits for a peer's update end for every kind of update,
  * whether they sleep on the counter of what reaches the PE
  * (WEFT_WAIT_COUNTER, over sockets) or poll memory (WEFT_WAIT_COUNTER=0,
