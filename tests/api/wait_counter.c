@@ -13,8 +13,9 @@
  * shmem_long_p then a loop of shmem_long_test. Then PEs 0 and 1 ping-pong
  * 100 rounds of put + wait_until. Each waiting PE prints the CPU time its
  * thread and its process spent in the sleeping phases against their wall
- * time; where WT_EXPECT_SLEEP is set, the thread's share must stay under a
- * fifth (polling: close to all of it, or the CPU given away by yields).
+ * time; where WT_EXPECT_SLEEP is set, the thread's share must stay under
+ * 5% (sleeping: 0.1% or less; polling: all of it on an idle core, 8-18%
+ * with the load average at 20-80).
  * Where WT_MAX_PINGPONG_S is set, the 100 round trips must take less (PEs
  * 0 and 1 are node peers storing directly on the mixed path: a wait that
  * slept on the counter would wake only at its 50 ms tick). */
@@ -182,7 +183,7 @@ int main(int argc, char **argv)
                "%.3f s\n",
                me, spent.wall, spent.thread, 100.0 * spent.thread / spent.wall, spent.process);
         if (getenv("WT_EXPECT_SLEEP"))
-            WT_CHECK(spent.thread < 0.2 * spent.wall,
+            WT_CHECK(spent.thread < 0.05 * spent.wall,
                      "a waiting PE's thread spent %.3f s on the CPU in %.3f s of waits: it "
                      "polled instead of sleeping on the counter",
                      spent.thread, spent.wall);
