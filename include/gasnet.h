@@ -144,8 +144,10 @@ int weft_gasnet_AMPoll(void);
 size_t weft_gasnet_AMMaxMedium(void);
 size_t weft_gasnet_AMMaxLongRequest(void);
 size_t weft_gasnet_AMMaxLongReply(void);
-/* GASNET_BLOCKUNTIL's poll: runs handlers, then yields the CPU as weft's
- * own waits do once the wait has gone on for a while. */
+/* GASNET_BLOCKUNTIL's poll: runs handlers, then pauses as weft's own waits
+ * for a peer's update do: yields the CPU once the wait has gone on for a
+ * while, or sleeps until a message or a write arrives where the provider
+ * counts them (WEFT_WAIT_COUNTER). */
 void weft_gasnet_poll_wait(unsigned *spins);
 
 void weft_gasnet_hsl_init(gasnet_hsl_t *hsl);

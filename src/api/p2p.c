@@ -127,7 +127,7 @@ static void p2p_wait_one(const char *call, const void *ivar, size_t size, int sg
     wait_record(call, ivar, size, 1, cmp, value);
     unsigned spins = 0;
     while (!satisfied(ivar, size, sgn, cmp, value))
-        weft_poll_yield(&spins);
+        weft_wait_for_update(&spins);
     weft_transport_settle_applied();
     weft_wait.kind = WEFT_WAIT_NONE;
 }
@@ -151,7 +151,7 @@ uint64_t weft_api_wait_until_u64(const char *call, const uint64_t *ivar, int cmp
         }
         if (spins == 0)
             wait_record(call, ivar, sizeof *ivar, 1, cmp, &cmp_value);
-        weft_poll_yield(&spins);
+        weft_wait_for_update(&spins);
     }
 }
 
@@ -222,7 +222,7 @@ static size_t p2p_many(const char *call, const void *ivars, size_t n, const int 
         }
         if (spins == 0)
             wait_record(call, ivars, size, n, cmp, values);
-        weft_poll_yield(&spins);
+        weft_wait_for_update(&spins);
     }
 }
 
@@ -239,7 +239,7 @@ static size_t p2p_many(const char *call, const void *ivars, size_t n, const int 
         weft_check_init("shmem_" #N "_test");                                             \
         check_cmp("shmem_" #N "_test", cmp);                                              \
         check_ivar("shmem_" #N "_test", ivar, sizeof(T));                                 \
-        weft_transport_progress();                                                               \
+        weft_test_for_update();                                                           \
         if (!satisfied(ivar, sizeof(T), WEFT_SIGNED(T), cmp, &cmp_value))                 \
             return 0;                                                                     \
         weft_transport_settle_applied();                                                         \

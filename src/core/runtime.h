@@ -279,6 +279,14 @@ int weft_api_init_thread(const char *call, int requested, int *provided);
 /* Polling helper: every wait loop in the library calls this each spin so
  * progress happens and oversubscribed PEs yield the CPU after a short spin. */
 void weft_poll_yield(unsigned *spins);
+/* The pause of a wait for a peer's update of this PE's memory
+ * (shmem_wait_until and kin): where the transport counts what arrives it
+ * sleeps until the count moves, else it is weft_poll_yield. The caller
+ * looks at memory after each call. */
+void weft_wait_for_update(unsigned *spins);
+/* What shmem_test does before it looks: progress, or where what arrives is
+ * counted, a read of the count and progress only when it moved. */
+void weft_test_for_update(void);
 /* 1 if waiting PEs that serve nobody may nap (sync.c): the host is
  * oversubscribed and WEFT_IDLE_NAP is not 0. */
 int weft_idle_naps_possible(void);

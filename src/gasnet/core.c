@@ -563,7 +563,9 @@ void weft_gasnet_poll_wait(unsigned *spins)
     weft_gn_check_blocking("GASNET_BLOCKUNTIL");
     if (weft_am_poll_local())
         *spins = 0;
-    weft_poll_yield(spins); /* progresses libfabric, yields after a while */
+    /* Progresses libfabric and yields after a while, or sleeps until a
+     * message or a write arrives (weft_wait_for_update). */
+    weft_wait_for_update(spins);
 }
 
 /* ---- handler-safe locks, interrupts, wait mode --------------------------------------- */

@@ -245,6 +245,33 @@ void weft_poll_yield(unsigned *spins)
     weft_transport_progress();
 }
 
+/* The first pause of a wait only takes the count (the caller's first look
+ * at memory came before it); each later one sleeps until the count passes
+ * it, then takes it again. Taking it applies what arrived (messages,
+ * immediate data), so a look after the pause sees every counted update. */
+void weft_wait_for_update(unsigned *spins)
+{
+    if (!weft_transport_updates_counted()) {
+        weft_poll_yield(spins);
+        return;
+    }
+    unsigned s = ++*spins;
+    if (s > 1) {
+        weft_wait_slow(s);
+        weft_transport_update_block(); /* 50 ms at most: hang.c counts a gap
+                                        * over 250 ms as a new wait */
+    }
+    weft_transport_update_look();
+}
+
+void weft_test_for_update(void)
+{
+    if (weft_transport_updates_counted())
+        weft_transport_update_test();
+    else
+        weft_transport_progress();
+}
+
 /* Dissemination barrier over world: in round r PE i signals PE
  * (i + 2^r) mod n through its flag r, then waits for its own flag r. A
  * flag word is the barrier's epoch (its low 16 bits) over the largest

@@ -282,6 +282,16 @@ static inline void weft_transport_progress(void)
     if (!weft_onnode.all_direct)
         weft_ofi_progress();
 }
+/* Waits for a peer's update may sleep on the counter of what arrives
+ * (ofi.h, weft_ofi_updates_counted): never where a peer stores into this
+ * PE's memory directly, which bumps no counter. */
+static inline int weft_transport_updates_counted(void)
+{
+    return weft_ofi_updates_counted && !weft_onnode.peers_direct;
+}
+static inline void weft_transport_update_look(void) { weft_ofi_update_look(); }
+static inline void weft_transport_update_block(void) { weft_ofi_update_block(); }
+static inline void weft_transport_update_test(void) { weft_ofi_update_test(); }
 /* weft_poll_yield for a thread driving context c (through libfabric): its
  * endpoint progresses too, and the pause never sleeps on a descriptor that
  * endpoint does not wake. */

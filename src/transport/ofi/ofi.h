@@ -177,6 +177,27 @@ void weft_ofi_fence(struct weft_ofi_tx *tx);
 /* Make progress on incoming requests (software atomics, provider manual
  * progress). Called by every wait loop. Cheap when there is nothing to do. */
 void weft_ofi_progress(void);
+/* Waits for a peer's update of this PE's memory (runtime/sync.c,
+ * weft_wait_for_update) sleep on a counter instead of polling where this
+ * is 1: the provider counts peers' writes, atomics and messages arriving
+ * here (FI_RMA_EVENT, FI_RECV) and moves them without this PE's help
+ * (FI_PROGRESS_AUTO: sockets), no other thread of this PE may store into
+ * its memory (not SHMEM_THREAD_MULTIPLE), and WEFT_WAIT_COUNTER allows it.
+ * Stores by directly mapped peers bump no counter: transport/transport.h checks
+ * that there are none. */
+extern int weft_ofi_updates_counted;
+/* The counter's value is taken, then everything that arrived is applied
+ * (messages and immediate data handled, coalesced puts sent): a look at
+ * memory after this sees every update counted so far. */
+void weft_ofi_update_look(void);
+/* Sleep until the counter moves past the last look's value (at most
+ * about 50 ms: a ticker thread moves it while a thread sleeps). */
+void weft_ofi_update_block(void);
+/* The ticker ends (finalize, before the counter closes). */
+void weft_ofi_update_fini(void);
+/* A look without sleep (shmem_test): the counter read, and a look taken
+ * only when it moved since the last one; coalesced puts leave either way. */
+void weft_ofi_update_test(void);
 /* Odd while the progress thread is inside the provider or weft's message
  * handlers, where puts from peers are applied to this PE's memory: a
  * provider's copy (shm, tcp's staging buffer: glibc memcpy) may store a

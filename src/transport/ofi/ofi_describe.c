@@ -73,6 +73,15 @@ static void describe_provider(FILE *out, const struct fi_info *fi)
                   "(WEFT_IDLE_NAP; a peer's request ends the nap)"
                 : "spin, then yield the CPU (the provider can neither count "
                   "the requests served nor be waited on)");
+    fprintf(out, "  waits for updates %s\n",
+            weft_ofi_updates_counted && weft_onnode.peers_direct
+                ? "poll memory (node peers store into it directly)"
+            : weft_ofi_updates_counted
+                ? "sleep on a counter of peers' writes, atomics and messages (WEFT_WAIT_COUNTER)"
+            : !weft_tun_bool(WEFT_TUN_WAIT_COUNTER) ? "poll memory (WEFT_WAIT_COUNTER=0)"
+            : weft_ofi.thread_multiple ? "poll memory (SHMEM_THREAD_MULTIPLE)"
+                                       : "poll memory (only sockets counts remote writes, applies "
+                                         "them alone and wakes a sleeper)");
     fprintf(out, "  threading         %s; SHMEM_THREAD_MULTIPLE %s\n",
             weft_ofi.fab.thread_safe ? "FI_THREAD_SAFE" : "FI_THREAD_DOMAIN",
             weft_ofi.thread_multiple

@@ -267,6 +267,37 @@ static void log_decisions(const struct fi_info *fi)
                    : "flushed by a read at quiet");
 }
 
+int weft_ofi_updates_counted;
+
+/* The counter that waits for a peer's update sleep on (ofi.h,
+ * weft_ofi_updates_counted): only where the provider counts remote writes
+ * (FI_RMA_EVENT), moves them itself (FI_PROGRESS_AUTO) and wakes a
+ * sleeper when it counts one. Under manual progress (shm, udp;ofi_rxd) a
+ * write lands only when this PE progresses; tcp;ofi_rxm counts none; net
+ * (1.17) claims automatic progress, but a sleep on its counter ended only
+ * at the 50 ms tick, never at a peer's write (80 sleeps of 80). So sockets
+ * is the one provider, by name (docs/providers.md). */
+static void open_update_cntr(int rma_events)
+{
+    if (!weft_tun_bool(WEFT_TUN_WAIT_COUNTER) || !rma_events || weft_ofi.fab.manual ||
+        weft_ofi.thread_multiple || strcmp(weft_ofi_provider_name(), "sockets") != 0)
+        return;
+    struct fi_cntr_attr ca;
+    memset(&ca, 0, sizeof ca);
+    ca.events = FI_CNTR_EVENTS_COMP;
+    ca.wait_obj = FI_WAIT_UNSPEC;
+    int rc = fi_cntr_open(weft_ofi.fab.domain, &ca, &weft_ofi.progress.update_cntr, NULL);
+    if (rc) {
+        weft_ofi.progress.update_cntr = NULL;
+        weft_debug("ofi: no waitable counter (%s): waits poll memory", fi_strerror(-rc));
+        return;
+    }
+    weft_ofi_updates_counted = 1;
+    weft_debug("ofi: waits for a peer's update %s",
+               weft_onnode.peers_direct ? "poll memory: node peers store into it directly"
+                                        : "sleep on a counter of what arrives");
+}
+
 /* The CQ every endpoint of this PE reports to, with a wait descriptor
  * where idle waits nap on it. */
 static int open_cq(int thread_on)
@@ -304,9 +335,13 @@ static int open_cq(int thread_on)
      * them (FI_RMA_EVENT); tcp;ofi_rxm cannot, and its PEs nap on the
      * CQ's descriptor instead (naps_on_cq_fd above). */
     /* Gets read by CMA (ofi_cma.c) look at the same count. */
+    open_update_cntr(rma_events);
     if ((naps || weft_ofi_cma_wanted()) && rma_events) {
-        CHECK(weft_ofi_cntr_open(weft_ofi.fab.domain, &weft_ofi.progress.served_cntr),
-              "fi_cntr_open(remote access)");
+        if (weft_ofi.progress.update_cntr)
+            weft_ofi.progress.served_cntr = weft_ofi.progress.update_cntr;
+        else
+            CHECK(weft_ofi_cntr_open(weft_ofi.fab.domain, &weft_ofi.progress.served_cntr),
+                  "fi_cntr_open(remote access)");
     }
     return 0;
 }
@@ -620,6 +655,14 @@ void weft_ofi_fini(void)
     if (weft_ofi.progress.served_cntr) { /* after tx0's endpoint, which holds it */
         struct fid_cntr *c = weft_ofi.progress.served_cntr;
         weft_ofi.progress.served_cntr = NULL;
+        if (c != weft_ofi.progress.update_cntr)
+            fi_close(&c->fid);
+    }
+    if (weft_ofi.progress.update_cntr) {
+        weft_ofi_update_fini();
+        struct fid_cntr *c = weft_ofi.progress.update_cntr;
+        weft_ofi_updates_counted = 0;
+        weft_ofi.progress.update_cntr = NULL;
         fi_close(&c->fid);
     }
     for (int s = 0; s < WEFT_NSEGS; s++)

@@ -302,6 +302,11 @@ struct weft_ofi_state {
         unsigned long msgs_served; /* CQ entries drained: peers' messages and
                                     * immediate data (and our sends' ends) */
         struct fid_cntr *served_cntr; /* remote accesses to tx0 (FI_RMA_EVENT), or NULL */
+        /* Peers' writes, atomics and messages arriving at tx0, with a wait
+         * object (ofi_wait.c, waits for an update), or NULL; when both are
+         * open it is served_cntr too (an endpoint counts remote writes
+         * into one counter). */
+        struct fid_cntr *update_cntr;
         int cq_wait_fd; /* the CQ was opened with FI_WAIT_FD */
         int wait_fd;    /* its descriptor, or -1: the thread naps */
         int thread_on;  /* a progress thread is running */
@@ -550,6 +555,9 @@ int weft_ofi_reads_reached(struct weft_ofi_tx *tx, uint64_t count);
 /* Nonzero while this thread waits for a context endpoint's completions,
  * which the shared CQ's descriptor does not cover (weft_ofi_can_block). */
 extern __thread int weft_ofi_waiting_own_cq;
+/* weft_ofi_progress with a drain of the CQ that begins after the call
+ * (waiting, if need be, for another thread's to end). */
+void weft_ofi_progress_full(void);
 
 /* Large gets and puts over shm copied by the origin itself (ofi_cma.c).
  * min: gets of at least this many bytes are read by process_vm_readv on a

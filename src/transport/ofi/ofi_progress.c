@@ -49,11 +49,9 @@
  * stops polling (returns to compute) is covered again within this. */
 #define STANDDOWN_MAX_US 1000
 
-static void drain(void)
+/* The CQ drained under progress.lock, which the caller holds. */
+static void drain_locked(void)
 {
-    /* One thread drains the CQ at a time; the others have nothing to add. */
-    if (__atomic_exchange_n(&weft_ofi.progress.lock, 1, __ATOMIC_ACQUIRE))
-        return;
     weft_ofi_msg_poll();
     /* Peers' reads by CMA leave a notice each in our second endpoint's
      * queue, which holds their credits (ofi_cma.c); retiring them
@@ -61,6 +59,27 @@ static void drain(void)
     if (WEFT_UNLIKELY(weft_ofi_cma.ep != NULL) && !(++weft_ofi_cma.tick & 15))
         weft_ofi_cma_poll();
     __atomic_store_n(&weft_ofi.progress.lock, 0, __ATOMIC_RELEASE);
+}
+
+static void drain(void)
+{
+    /* One thread drains the CQ at a time; the others have nothing to add. */
+    if (__atomic_exchange_n(&weft_ofi.progress.lock, 1, __ATOMIC_ACQUIRE))
+        return;
+    drain_locked();
+}
+
+/* A drain that begins after the call: one another thread is in may have
+ * read the CQ before the entry the caller was told of arrived. */
+void weft_ofi_progress_full(void)
+{
+    if (WEFT_UNLIKELY(!weft_ofi.fab.cq))
+        return;
+    weft_ofi_note_app_activity();
+    weft_ofi_coal_poll();
+    while (__atomic_exchange_n(&weft_ofi.progress.lock, 1, __ATOMIC_ACQUIRE))
+        weft_cpu_relax();
+    drain_locked();
 }
 
 void weft_ofi_progress(void)

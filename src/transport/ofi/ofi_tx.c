@@ -124,10 +124,17 @@ static int bind_tx(struct fid_ep *ep, void *arg, const char **what)
         return *what = "fi_ep_bind(write counter)", rc;
     if ((rc = fi_ep_bind(ep, &tx->rcntr->fid, FI_READ)))
         return *what = "fi_ep_bind(read counter)", rc;
-    if (tx == &weft_ofi_tx0 && weft_ofi.progress.served_cntr &&
-        (rc = fi_ep_bind(ep, &weft_ofi.progress.served_cntr->fid,
-                         FI_REMOTE_WRITE | FI_REMOTE_READ)))
+    struct fid_cntr *served = weft_ofi.progress.served_cntr;
+    struct fid_cntr *updates = weft_ofi.progress.update_cntr;
+    if (tx == &weft_ofi_tx0 && served &&
+        (rc = fi_ep_bind(ep, &served->fid,
+                         FI_REMOTE_WRITE | FI_REMOTE_READ | (served == updates ? FI_RECV : 0))))
         return *what = "fi_ep_bind(remote access counter)", rc;
+    /* Messages count too: a software atomic or a peer's request is applied
+     * by this PE's own progress, which a sleeping wait must wake for. */
+    if (tx == &weft_ofi_tx0 && updates && updates != served &&
+        (rc = fi_ep_bind(ep, &updates->fid, FI_REMOTE_WRITE | FI_RECV)))
+        return *what = "fi_ep_bind(update counter)", rc;
     return 0;
 }
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_wait.c owns the libfabric transport's waits: the counter waits of
  * quiet, blocking gets and fetching atomics (hot: a wait for what is known
- * complete calls no provider), the EAGAIN retry with its timeout, error
+ * complete calls no provider), the sleep of a wait for a peer's update on
+ * the counter of what arrives, the EAGAIN retry with its timeout, error
  * completions and the abort that names a failed call. */
 #include <inttypes.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 
 #include "core/cpu_relax.h"
@@ -65,6 +67,94 @@ void weft_ofi_poll_yield_tx(struct weft_ofi_tx *tx, unsigned *spins)
 {
     weft_ofi_tx_progress(tx);
     poll_yield_for(tx, spins);
+}
+
+/* The update counter's value at this thread's last look (waits for a
+ * peer's update, ofi.h). */
+static __thread uint64_t update_seen;
+
+void weft_ofi_update_look(void)
+{
+    update_seen = fi_cntr_read(weft_ofi.progress.update_cntr);
+    /* Counted before it is applied: sockets reports a message to the CQ,
+     * then counts it; messages and immediate data are applied by the
+     * drain, remote writes and atomics before they are counted. */
+    weft_ofi_progress_full();
+}
+
+void weft_ofi_update_test(void)
+{
+    if (fi_cntr_read(weft_ofi.progress.update_cntr) != update_seen) {
+        weft_ofi_update_look();
+        return;
+    }
+    weft_ofi_note_app_activity();
+    weft_ofi_coal_poll(); /* a peer may be waiting for our coalesced puts */
+}
+
+/* libfabric 1.17's sockets ends a timed fi_cntr_wait at once (its
+ * condition-variable deadline is taken from the wrong clock), so a sleep
+ * is untimed and a ticker thread adds 1 to the counter every
+ * UPDATE_TICK_MS while a thread sleeps: the sleeper wakes, looks at memory
+ * for nothing and sleeps again, and its wait's slow checks (hang report,
+ * finalized peers) still run. */
+#define UPDATE_TICK_MS 50
+static struct {
+    pthread_t thread;
+    int on, stop;
+    int sleepers; /* threads inside fi_cntr_wait now */
+} ticker;
+
+static void *ticker_main(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, UPDATE_TICK_MS * 1000000L};
+    while (!__atomic_load_n(&ticker.stop, __ATOMIC_ACQUIRE)) {
+        nanosleep(&ts, NULL);
+        if (__atomic_load_n(&ticker.sleepers, __ATOMIC_ACQUIRE))
+            (void)fi_cntr_add(weft_ofi.progress.update_cntr, 1);
+    }
+    return NULL;
+}
+
+static void ticker_start(void)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    if (!ticker.on && pthread_create(&ticker.thread, NULL, ticker_main, NULL) == 0)
+        ticker.on = 1;
+    pthread_mutex_unlock(&lock);
+    if (!ticker.on) {
+        weft_debug("ofi: no thread to end sleeps on the update counter; waits poll memory");
+        weft_ofi_updates_counted = 0;
+    }
+}
+
+void weft_ofi_update_fini(void)
+{
+    if (!ticker.on)
+        return;
+    __atomic_store_n(&ticker.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(ticker.thread, NULL);
+    ticker.on = ticker.stop = 0;
+}
+
+void weft_ofi_update_block(void)
+{
+    if (WEFT_UNLIKELY(!__atomic_load_n(&ticker.on, __ATOMIC_ACQUIRE))) {
+        ticker_start();
+        if (!ticker.on)
+            return;
+    }
+    __atomic_add_fetch(&ticker.sleepers, 1, __ATOMIC_ACQ_REL);
+    int rc = fi_cntr_wait(weft_ofi.progress.update_cntr, update_seen + 1, -1);
+    __atomic_sub_fetch(&ticker.sleepers, 1, __ATOMIC_ACQ_REL);
+    if (WEFT_UNLIKELY(rc && rc != -FI_EAGAIN)) {
+        /* An error counted (a peer's access failed here) ends every later
+         * wait at once: poll from now on, as without a counter. */
+        weft_debug("ofi: fi_cntr_wait: %s; waits poll memory from now on", fi_strerror(-rc));
+        weft_ofi_updates_counted = 0;
+    }
 }
 
 /* A context's endpoint reports its failed operations on its own CQ; the

@@ -419,6 +419,7 @@ static void classify_paths(void)
         }
         weft_onnode.all_direct &= !fabric;
         weft_onnode.split |= direct && fabric;
+        weft_onnode.peers_direct |= direct && pe != weft_rt.my_pe;
     }
 }
 
@@ -431,6 +432,7 @@ void weft_onnode_init(void)
     weft_onnode.enabled = want_direct();
     weft_onnode.mixed = 0;
     weft_onnode.n_local = 0;
+    weft_onnode.peers_direct = 0;
     if (!weft_onnode.enabled) {
         weft_debug("onnode: direct path off (WEFT_ONNODE=0): every PE through libfabric");
         note_tables();
@@ -485,7 +487,7 @@ void weft_onnode_fini(void)
     weft_scale_note(WEFT_SCALE_ONNODE_TABLES, 0);
     view_bytes = weft_onnode.window = weft_onnode.window_data = 0;
     weft_onnode.enabled = weft_onnode.n_local = weft_onnode.mixed = 0;
-    weft_onnode.all_direct = weft_onnode.split = 0;
+    weft_onnode.all_direct = weft_onnode.split = weft_onnode.peers_direct = 0;
 }
 
 void weft_onnode_describe(FILE *out)

@@ -39,6 +39,8 @@ struct weft_onnode_state {
     int mixed;               /* the job uses both paths somewhere (the rule) */
     int static_shared;       /* .data/.bss live in a memfd peers map */
     int all_direct;          /* every PE and segment is direct: libfabric idle */
+    int peers_direct;        /* another PE stores into this one's memory
+                              * directly, for some segment */
     int split;               /* some peer is direct for one segment and reached
                               * through libfabric for the other: a fence must
                               * then complete libfabric operations (ofi_init.c) */
