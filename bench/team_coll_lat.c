@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* team_coll_lat: the team collectives over SHMEM_TEAM_WORLD that the
  * node-leader hierarchy changes, slowest PE's microseconds per call:
- * shmem_team_sync, shmem_broadcastmem of 8 B and 64 KiB, shmem_long_sum_reduce
+ * shmem_barrier_all, shmem_team_sync, shmem_broadcastmem of 8 B and 64 KiB, shmem_long_sum_reduce
  * of 1 and 1024 elements, shmem_fcollectmem of 8 B per PE. Run it with
  * WEFT_COLL_HIER=1 and =0 alternately (bench/hier-compare). Checks one
  * result of each. */
@@ -23,11 +23,11 @@ int main(int argc, char **argv)
     for (int i = 0; i < 1024; i++)
         lsrc[i] = me + i;
     int status = 0;
-    for (int kind = 0; kind < 6; kind++) {
-        static const char *const names[6] = {"team_sync_lat", "bcast_lat", "bcast_lat",
+    for (int kind = 0; kind < 7; kind++) {
+        static const char *const names[7] = {"team_sync_lat", "bcast_lat", "bcast_lat",
                                              "sum_reduce_lat", "sum_reduce_lat",
-                                             "fcollect_lat"};
-        static const size_t sizes[6] = {0, 8, BIG, 8, 8192, 8};
+                                             "fcollect_lat", "barrier_all_lat"};
+        static const size_t sizes[7] = {0, 8, BIG, 8, 8192, 8, 0};
         size_t size = sizes[kind];
         long iters = bench_iters(&o, size ? size : 8), warm = bench_warmup(iters);
         shmem_barrier_all();
@@ -47,8 +47,11 @@ int main(int argc, char **argv)
             case 4:
                 shmem_long_sum_reduce(SHMEM_TEAM_WORLD, ldst, lsrc, size / 8);
                 break;
-            default:
+            case 5:
                 shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src + (size_t)me * 8, 8);
+                break;
+            default:
+                shmem_barrier_all();
                 break;
             }
         }

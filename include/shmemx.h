@@ -123,6 +123,26 @@ int shmemx_neighbor_alltoallmem(shmemx_federation_t fed, shmem_team_t parent_tea
                                        T *dest, const T *source, size_t nelems);
 WEFT_RMA_TYPES(WEFT_NEIGHBOR_DECL)
 #undef WEFT_NEIGHBOR_DECL
+/* dest of every PE of team t = OP over the sources of the PEs of t and of
+ * t's neighbouring teams, through the teams' leaders. */
+#define WEFT_NEIGHBOR_RED_DECL(N, T, OP)                                                   \
+    int shmemx_##N##_##OP##_neighbor_reduce(shmemx_federation_t fed,                       \
+                                            shmem_team_t parent_team, T *dest,             \
+                                            const T *source, size_t nreduce);
+#define WEFT_NEIGHBOR_RED_BITWISE(N, T, D, G)                                              \
+    WEFT_NEIGHBOR_RED_DECL(N, T, and) WEFT_NEIGHBOR_RED_DECL(N, T, or)                     \
+    WEFT_NEIGHBOR_RED_DECL(N, T, xor)
+#define WEFT_NEIGHBOR_RED_MINMAX(N, T, D, G)                                               \
+    WEFT_NEIGHBOR_RED_DECL(N, T, max) WEFT_NEIGHBOR_RED_DECL(N, T, min)
+#define WEFT_NEIGHBOR_RED_ARITH(N, T, D, G)                                                \
+    WEFT_NEIGHBOR_RED_DECL(N, T, sum) WEFT_NEIGHBOR_RED_DECL(N, T, prod)
+WEFT_REDUCE_BITWISE_TYPES(WEFT_NEIGHBOR_RED_BITWISE)
+WEFT_REDUCE_MINMAX_TYPES(WEFT_NEIGHBOR_RED_MINMAX)
+WEFT_REDUCE_ARITH_TYPES(WEFT_NEIGHBOR_RED_ARITH)
+#undef WEFT_NEIGHBOR_RED_BITWISE
+#undef WEFT_NEIGHBOR_RED_MINMAX
+#undef WEFT_NEIGHBOR_RED_ARITH
+#undef WEFT_NEIGHBOR_RED_DECL
 
 /* ---- the symmetric heap ----
  * This PE's heap in bytes (the same on every PE): *size backed so far for
@@ -291,6 +311,23 @@ WEFT_REDUCE_ARITH_TYPES(WEFT_NBX_CXX_ARITH)
         fed, team, dest, __VA_ARGS__)
 #define shmemx_neighbor_fcollect(...) WEFT_GENERIC_NEIGHBOR(neighbor_fcollect, __VA_ARGS__)
 #define shmemx_neighbor_alltoall(...) WEFT_GENERIC_NEIGHBOR(neighbor_alltoall, __VA_ARGS__)
+#define WEFT_G_and_neighbor_reduce(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_and_neighbor_reduce)
+#define WEFT_G_or_neighbor_reduce(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_or_neighbor_reduce)
+#define WEFT_G_xor_neighbor_reduce(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_xor_neighbor_reduce)
+#define WEFT_G_max_neighbor_reduce(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_max_neighbor_reduce)
+#define WEFT_G_min_neighbor_reduce(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_min_neighbor_reduce)
+#define WEFT_G_sum_neighbor_reduce(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_sum_neighbor_reduce)
+#define WEFT_G_prod_neighbor_reduce(N, T, D, G) WEFT_GEN_ASSOC(G, T, shmemx_##N##_prod_neighbor_reduce)
+#define WEFT_GENERIC_NEIGHBOR_RED(TABLE, OP, fed, team, dest, ...)                        \
+    _Generic((dest), TABLE(WEFT_G_##OP) default: weft_generic_no_matching_type)(          \
+        fed, team, dest, __VA_ARGS__)
+#define shmemx_and_neighbor_reduce(...) WEFT_GENERIC_NEIGHBOR_RED(WEFT_REDUCE_BITWISE_TYPES, and_neighbor_reduce, __VA_ARGS__)
+#define shmemx_or_neighbor_reduce(...) WEFT_GENERIC_NEIGHBOR_RED(WEFT_REDUCE_BITWISE_TYPES, or_neighbor_reduce, __VA_ARGS__)
+#define shmemx_xor_neighbor_reduce(...) WEFT_GENERIC_NEIGHBOR_RED(WEFT_REDUCE_BITWISE_TYPES, xor_neighbor_reduce, __VA_ARGS__)
+#define shmemx_max_neighbor_reduce(...) WEFT_GENERIC_NEIGHBOR_RED(WEFT_REDUCE_MINMAX_TYPES, max_neighbor_reduce, __VA_ARGS__)
+#define shmemx_min_neighbor_reduce(...) WEFT_GENERIC_NEIGHBOR_RED(WEFT_REDUCE_MINMAX_TYPES, min_neighbor_reduce, __VA_ARGS__)
+#define shmemx_sum_neighbor_reduce(...) WEFT_GENERIC_NEIGHBOR_RED(WEFT_REDUCE_ARITH_TYPES, sum_neighbor_reduce, __VA_ARGS__)
+#define shmemx_prod_neighbor_reduce(...) WEFT_GENERIC_NEIGHBOR_RED(WEFT_REDUCE_ARITH_TYPES, prod_neighbor_reduce, __VA_ARGS__)
 #endif
 
 #endif

@@ -5,11 +5,20 @@
  * run the flat algorithms of coll_engine.c among themselves over libfabric,
  * and each leader hands the outcome back to its node.
  *
- * Counters: a member signals WEFT_TF_H_UP at its leader on entry (its dest
- * is then free to write, and what it contributes is in its own dest), and
- * waits for one WEFT_TF_H_DOWN from the leader, which is the leader's last
- * action for it. The leaders' session is the team's own slot seen through a
- * team of the leaders: on a team that uses the hierarchy the flat counters
+ * Counters: each call, a member waits for one WEFT_TF_H_DOWN from its
+ * leader. In barrier, reduction and fcollect it first signals WEFT_TF_H_UP
+ * at the leader on entry (its dest is then free to write, and what it
+ * contributes is in its own dest), and DOWN is the leader's last action
+ * for it. In broadcast, DOWN says the result is in the leader's dest, and
+ * the member signals WEFT_TF_H_READ once it has copied it out (a root that
+ * is not the leader signals UP on entry instead): the leaders start
+ * without waiting for their nodes to arrive, and a leader returns (its
+ * dest is the caller's again) once its members are done reading. READ has
+ * a counter of its own, since a member may already enter its next call,
+ * and signal UP, while the others still read.
+ *
+ * The leaders' session is the team's own slot seen through a team of the
+ * leaders: on a team that uses the hierarchy the flat counters
  * (barrier, broadcast, reduction rounds) are only ever used by the leaders,
  * so each keeps one writer, as team.h requires. Counts only grow, so a
  * member's next arrival may reach the leader before it has finished the
@@ -138,6 +147,13 @@ static void member_round(struct weft_coll *c, struct weft_hier *h, int fence)
     weft_coll_wait(c, WEFT_TF_H_DOWN, 1);
 }
 
+/* The leader: wait for `count` more UP signals of this call. */
+static void leader_gather(struct weft_coll *c, int count)
+{
+    if (count)
+        weft_coll_wait(c, WEFT_TF_H_UP, (uint64_t)count);
+}
+
 static void release_members(struct weft_coll *c, struct weft_hier *h, int fence)
 {
     if (fence && h->nlocal > 1)
@@ -152,7 +168,7 @@ void weft_coll_hier_barrier(struct weft_coll *c, struct weft_hier *h)
         member_round(c, h, 0);
         return;
     }
-    weft_coll_wait(c, WEFT_TF_H_UP, (uint64_t)(h->nlocal - 1));
+    leader_gather(c, h->nlocal - 1);
     struct weft_coll lc;
     leaders_session(&lc, c, h);
     weft_coll_barrier(&lc);
@@ -165,8 +181,24 @@ static void resolve_dest(const struct weft_coll *c, void *dest, size_t len, int 
     weft_sym_resolve_or_die(c->call, "dest", dest, len, seg, off);
 }
 
+/* Copy len bytes at (seg, off) of world PE pe into dest: through the
+ * mapping where there is one, else a get. */
+static void copy_from(void *dest, int seg, uint64_t off, size_t len, int pe)
+{
+    const void *p = weft_transport_ptr(seg, off, pe);
+    if (p)
+        memcpy(dest, p, len);
+    else
+        weft_transport_get(hctx, dest, seg, off, len, pe);
+}
+
 /* The root copied source into its dest before this is called (the public
- * broadcast's WEFT_BCAST_ROOT_COPIES). */
+ * broadcast's WEFT_BCAST_ROOT_COPIES). The leaders broadcast among
+ * themselves as soon as they enter (a root that is not its node's leader
+ * first hands its data to the leader); then each member copies the result
+ * from its leader's dest. A member's dest is written only by that member,
+ * inside the call, so no PE waits for its node to arrive before the data
+ * moves. */
 void weft_coll_hier_bcast(struct weft_coll *c, struct weft_hier *h, void *dest,
                           const void *source, size_t len, int root)
 {
@@ -174,21 +206,28 @@ void weft_coll_hier_bcast(struct weft_coll *c, struct weft_hier *h, void *dest,
     int seg;
     uint64_t off;
     resolve_dest(c, dest, len, &seg, &off);
+    int leader_w = weft_team_world_pe(c->team, h->local[0]);
     if (!h->is_leader) {
-        member_round(c, h, c->me == root);
+        if (c->me == root) {
+            member_round(c, h, 1);
+            return;
+        }
+        weft_coll_wait(c, WEFT_TF_H_DOWN, 1);
+        copy_from(dest, seg, off, len, leader_w);
+        weft_coll_signal(c, WEFT_TF_H_READ, h->local[0], 0, 1);
         return;
     }
-    weft_coll_wait(c, WEFT_TF_H_UP, (uint64_t)(h->nlocal - 1));
-    if (h->lead_tpe[root] == c->me && root != c->me)
-        weft_transport_get(hctx, dest, seg, off, len, weft_team_world_pe(c->team, root));
+    int root_is_member = h->lead_tpe[root] == c->me && root != c->me;
+    leader_gather(c, root_is_member);
+    if (root_is_member)
+        copy_from(dest, seg, off, len, weft_team_world_pe(c->team, root));
     struct weft_coll lc;
     leaders_session(&lc, c, h);
     weft_coll_bcast(&lc, dest, dest, len, h->lead_of[root], WEFT_BCAST_WAIT_READY);
-    for (int j = 1; j < h->nlocal; j++)
-        if (h->local[j] != root)
-            weft_transport_put_nbi(hctx, seg, off, dest, len,
-                                   weft_team_world_pe(c->team, h->local[j]));
-    release_members(c, h, 1);
+    release_members(c, h, 0);
+    int readers = h->nlocal - 1 - root_is_member;
+    if (readers)
+        weft_coll_wait(c, WEFT_TF_H_READ, (uint64_t)readers);
 }
 
 static void *hier_buf(size_t len)
@@ -220,7 +259,7 @@ void weft_coll_hier_allreduce(struct weft_coll *c, struct weft_hier *h, void *de
         member_round(c, h, 1);
         return;
     }
-    weft_coll_wait(c, WEFT_TF_H_UP, (uint64_t)(h->nlocal - 1));
+    leader_gather(c, h->nlocal - 1);
     /* My node's partial, in local order: read each member's dest in place
      * when it is mapped, else in chunks. */
     for (int j = 1; j < h->nlocal; j++) {
@@ -280,7 +319,7 @@ void weft_coll_hier_fcollect(struct weft_coll *c, struct weft_hier *h, void *des
         member_round(c, h, 1);
         return;
     }
-    weft_coll_wait(c, WEFT_TF_H_UP, (uint64_t)(h->nlocal - 1));
+    leader_gather(c, h->nlocal - 1);
     for (int j = 1; j < h->nlocal; j++) {
         size_t at = (size_t)h->local[j] * len;
         weft_transport_get(hctx, d + at, seg, off + at, len,

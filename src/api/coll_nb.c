@@ -19,12 +19,19 @@
  * the other in posting order, so on a team they follow the order every PE
  * started them in (the draft's rule), and the team's counters stay in
  * step. A blocking collective on a team first waits for that team's queued
- * ones (weft_coll_nb_drain): the team's counters are one sequence. */
+ * ones (weft_coll_nb_drain): the team's counters are one sequence.
+ *
+ * A program that leaves without shmem_finalize: at exit(0) the engine
+ * first completes what is queued, as shmem_finalize would, so the implicit
+ * finalize never tears down what it still uses; at a non-zero exit the job
+ * is ending, and the engine parks at its next wait before the exit handler
+ * abandons the transport under it. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "api/coll_nb.h"
 #include "core/cpu_relax.h"
@@ -50,6 +57,9 @@ static struct {
     int waiters;
     int stopping;
     int mode;                /* 0 undecided, 1 engine thread, 2 inline */
+    int abandon;             /* a non-zero exit: park at the next wait */
+    int parked;
+    pid_t pid;               /* the process the thread runs in (not a fork child) */
     pthread_t thread;
     struct weft_ctx ctx;     /* the engine's puts and signals */
 } eng = {
@@ -104,8 +114,19 @@ static void complete(struct weft_req *r)
     pthread_mutex_unlock(&eng.lock);
 }
 
+/* The engine, told to stop for a non-zero exit: it never returns. */
+static void park_if_abandoned(void)
+{
+    if (!__atomic_load_n(&eng.abandon, __ATOMIC_ACQUIRE))
+        return;
+    __atomic_store_n(&eng.parked, 1, __ATOMIC_RELEASE);
+    for (;;)
+        pause();
+}
+
 void weft_coll_engine_pause(struct weft_ctx *ctx, unsigned *spins)
 {
+    park_if_abandoned();
     if (!weft_transport_all_direct()) {
         /* Through libfabric the usual wait, which also answers peers'
          * requests; it naps on the provider's wait object only where that
@@ -136,8 +157,12 @@ static void *engine_main(void *arg)
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     pthread_mutex_lock(&eng.lock);
     for (;;) {
-        while (!eng.head && !eng.stopping)
+        while (!eng.head && !eng.stopping && !eng.abandon)
             pthread_cond_wait(&eng.work, &eng.lock);
+        if (eng.abandon) {
+            pthread_mutex_unlock(&eng.lock);
+            park_if_abandoned();
+        }
         struct weft_req *r = eng.head;
         if (!r)
             break;
@@ -155,8 +180,31 @@ static void *engine_main(void *arg)
     return NULL;
 }
 
+/* Before the runtime's own exit handler (registered earlier, so run
+ * later): see the top of this file. */
+static void engine_at_exit(int status, void *arg)
+{
+    (void)arg;
+    if (eng.mode != MODE_THREAD || getpid() != eng.pid)
+        return;
+    if (status == 0) {
+        weft_coll_nb_fini();
+        return;
+    }
+    pthread_mutex_lock(&eng.lock);
+    __atomic_store_n(&eng.abandon, 1, __ATOMIC_RELEASE);
+    pthread_cond_signal(&eng.work);
+    pthread_mutex_unlock(&eng.lock);
+    /* It parks within a poll; one inside a blocking transport call gets a
+     * second, then the exit goes on without it. */
+    struct timespec ms = {0, 1000000};
+    for (int i = 0; i < 1000 && !__atomic_load_n(&eng.parked, __ATOMIC_ACQUIRE); i++)
+        nanosleep(&ms, NULL);
+}
+
 static void start_engine(const char *call)
 {
+    static int exit_hook;
     if (!weft_transport_threads_safe() || weft_transport_ctx_open_thread(&eng.ctx) != 0) {
         weft_debug("%s: no transport a second thread can drive (a thread-safe domain and an "
                    "endpoint of its own): non-blocking collectives complete when they are "
@@ -169,6 +217,11 @@ static void start_engine(const char *call)
         weft_fatal(call, "cannot start the thread of the non-blocking collectives: %s",
                    strerror(rc));
     eng.mode = MODE_THREAD;
+    eng.pid = getpid();
+    if (!exit_hook) {
+        on_exit(engine_at_exit, NULL);
+        exit_hook = 1;
+    }
     weft_debug("%s: non-blocking collectives run on an engine thread", call);
 }
 

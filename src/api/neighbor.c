@@ -5,7 +5,10 @@
  * between corresponding members of neighbouring teams (the PEs at the same
  * index). Each PE puts straight into its counterparts' dest, then a quiet
  * and a barrier over the parent team (the node-leader one where the parent
- * spans nodes) end the call. */
+ * spans nodes) end the call. The neighbourhood reduction goes through the
+ * teams' leaders (their index 0): each leader reduces its team, combines
+ * the partials of its neighbours' leaders, and hands the result to its
+ * team. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,3 +205,118 @@ int shmemx_neighbor_alltoallmem(shmemx_federation_t fed, shmem_team_t parent_tea
     WEFT_DEF_NEIGHBOR_OP(N, T, fcollect, 0) WEFT_DEF_NEIGHBOR_OP(N, T, alltoall, 1)
 WEFT_RMA_TYPES(WEFT_DEF_NEIGHBOR)
 #undef WEFT_DEF_NEIGHBOR
+
+/* ---- the reduction across neighbouring teams, through their leaders ----- */
+
+/* acc = acc OP (count elements at (seg, off) of world PE pe): in place where
+ * it is mapped, else through a private buffer, chunk by chunk. */
+#define NBR_RED_CHUNK ((size_t)64 * 1024)
+static void combine_from(void *acc, int seg, uint64_t off, size_t count, size_t esz,
+                         weft_red_fn op, int pe, char **buf)
+{
+    const void *theirs = weft_transport_ptr(seg, off, pe);
+    if (theirs) {
+        op(acc, acc, theirs, count);
+        return;
+    }
+    size_t cap = NBR_RED_CHUNK / esz ? NBR_RED_CHUNK / esz : 1;
+    if (!*buf && !(*buf = malloc(cap * esz)))
+        weft_fatal("shmemx_neighbor_reduce", "out of private memory (%zu bytes)", cap * esz);
+    for (size_t o = 0; o < count; o += cap) {
+        size_t m = count - o < cap ? count - o : cap;
+        weft_transport_get(&weft_ctx_default, *buf, seg, off + o * esz, m * esz, pe);
+        op((char *)acc + o * esz, (char *)acc + o * esz, *buf, m);
+    }
+}
+
+/* dest of every PE of team t = OP over the sources of the PEs of t and of
+ * t's neighbours, combined in team order and, inside a team, in index
+ * order (so teams with the same neighbourhood get the same bits). Four
+ * barriers over the parent: sources ready; every team's partial in its
+ * leader's dest; the leaders done reading the partials; the results in
+ * place. A PE in no team only takes part in the barriers. */
+static int neighbor_reduce(const char *call, shmemx_federation_t fed, shmem_team_t parent,
+                           void *dest, const void *source, size_t count, size_t esz,
+                           weft_red_fn op)
+{
+    weft_check_init(call);
+    struct weft_federation *f = weft_federation_check(call, fed);
+    check_parent(call, f, parent);
+    size_t bytes = weft_nbytes(call, "nreduce", count, esz);
+    int t = f->team_of[f->my_pe];
+    int dseg = 0, sseg = 0;
+    uint64_t doff = 0, soff = 0;
+    if (bytes && t >= 0) {
+        weft_sym_resolve_or_die(call, "dest", dest, bytes, &dseg, &doff);
+        weft_sym_resolve_or_die(call, "source", source, bytes, &sseg, &soff);
+    }
+    int leader = t >= 0 && f->team_pe[f->my_pe] == 0;
+    struct weft_coll c;
+    weft_coll_team_begin(&c, call, parent);
+    weft_coll_barrier(&c);
+    char *buf = NULL, *result = NULL;
+    if (leader && bytes) {
+        memmove(dest, source, bytes);
+        for (int k = f->first[t] + 1; k < f->first[t + 1]; k++)
+            combine_from(dest, sseg, soff, count, esz, op, f->world[f->pe_of[k]], &buf);
+    }
+    weft_coll_barrier(&c);
+    if (leader && bytes) {
+        if (!(result = malloc(bytes)))
+            weft_fatal(call, "out of private memory (%zu bytes)", bytes);
+        int deg = n_nbr(f, t);
+        for (int j = 0, placed = 0, started = 0; j < deg || !placed; started = 1) {
+            int u;
+            if (!placed && (j == deg || nbr_at(f, t, j) > t)) {
+                u = t; /* my own partial, in its place in team order */
+                placed = 1;
+            } else {
+                u = nbr_at(f, t, j++);
+            }
+            int q = f->world[f->pe_of[f->first[u]]];
+            if (u == t && !started)
+                memcpy(result, dest, bytes);
+            else if (u == t)
+                op(result, result, dest, count);
+            else if (!started)
+                weft_transport_get(&weft_ctx_default, result, dseg, doff, bytes, q);
+            else
+                combine_from(result, dseg, doff, count, esz, op, q, &buf);
+        }
+    }
+    weft_coll_barrier(&c);
+    if (result) {
+        memcpy(dest, result, bytes);
+        for (int k = f->first[t] + 1; k < f->first[t + 1]; k++)
+            weft_transport_put_nbi(&weft_ctx_default, dseg, doff, result, bytes,
+                                   f->world[f->pe_of[k]]);
+        weft_transport_quiet(&weft_ctx_default);
+    }
+    weft_coll_barrier(&c);
+    weft_coll_end(&c);
+    free(result);
+    free(buf);
+    return 0;
+}
+
+#define WEFT_DEF_NEIGHBOR_RED(N, T, OP)                                                    \
+    int shmemx_##N##_##OP##_neighbor_reduce(shmemx_federation_t fed, shmem_team_t parent_team, \
+                                            T *dest, const T *source, size_t nreduce)     \
+    {                                                                                      \
+        return neighbor_reduce("shmemx_" #N "_" #OP "_neighbor_reduce", fed, parent_team,  \
+                               dest, source, nreduce, sizeof(T), weft_red_##N##_##OP);     \
+    }
+#define WEFT_DEF_NEIGHBOR_BITWISE(N, T, D, G)                                              \
+    WEFT_DEF_NEIGHBOR_RED(N, T, and) WEFT_DEF_NEIGHBOR_RED(N, T, or)                       \
+    WEFT_DEF_NEIGHBOR_RED(N, T, xor)
+#define WEFT_DEF_NEIGHBOR_MINMAX(N, T, D, G)                                               \
+    WEFT_DEF_NEIGHBOR_RED(N, T, max) WEFT_DEF_NEIGHBOR_RED(N, T, min)
+#define WEFT_DEF_NEIGHBOR_ARITH(N, T, D, G)                                                \
+    WEFT_DEF_NEIGHBOR_RED(N, T, sum) WEFT_DEF_NEIGHBOR_RED(N, T, prod)
+WEFT_REDUCE_BITWISE_TYPES(WEFT_DEF_NEIGHBOR_BITWISE)
+WEFT_REDUCE_MINMAX_TYPES(WEFT_DEF_NEIGHBOR_MINMAX)
+WEFT_REDUCE_ARITH_TYPES(WEFT_DEF_NEIGHBOR_ARITH)
+#undef WEFT_DEF_NEIGHBOR_BITWISE
+#undef WEFT_DEF_NEIGHBOR_MINMAX
+#undef WEFT_DEF_NEIGHBOR_ARITH
+#undef WEFT_DEF_NEIGHBOR_RED

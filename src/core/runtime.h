@@ -152,6 +152,10 @@ struct weft_internal_sym {
     /* dissemination barrier, one set of flags per parity of its epoch */
     uint64_t barrier_flag[2][WEFT_BARRIER_ROUNDS];
     uint64_t barrier_epoch;                      /* private count of barriers */
+    /* its node-leader form (runtime/sync.c): a member's word for its
+     * leader, and the leader's outcome for its members, read in place */
+    uint64_t barrier_up[2];
+    uint64_t barrier_down[2];
     /* runtime/hang.c, written by peers: a PE entering shmem_finalize posts
      * (its barrier epoch << 24 | its PE + 1); a PE whose wait found no
      * progress for WEFT_HANG_TIMEOUT posts (round << 24 | its PE + 1) to

@@ -303,6 +303,7 @@ int weft_runtime_init(int requested, int *provided)
         weft_barrier_all_internal();
     }
     weft_transport_wireup_done(); /* every PE reached its peers: the bound is lifted */
+    weft_barrier_all_plan(1);
     /* Every peer has mapped our shm regions (at its fi_av_insert, before
      * this barrier, up to libfabric 1.22): their names can go, and a PE
      * killed from now on (SIGKILL from Hydra, or from anyone) leaves no
@@ -328,6 +329,7 @@ void weft_runtime_finalize(void)
     weft_fast_pg_limit = 0; /* every call after this takes the checked path */
     weft_fast_heap_limit = 0;
     weft_fast_data_limit = 0;
+    weft_barrier_all_plan(0);
     weft_rt.initialized = 0;
     weft_rt.finalized = 1;
     weft_transport_fini_libfabric();

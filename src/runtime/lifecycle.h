@@ -61,6 +61,10 @@ int weft_host_pe_count(void);
  * budget): notices a peer that finalized under a collective we wait in,
  * and hangs (WEFT_HANG_TIMEOUT). */
 void weft_wait_slow(unsigned spins);
+/* on = 1 after init's own barrier: from then on the world barrier goes
+ * through one leader per node where the job spans several nodes (sync.c);
+ * on = 0 at finalize, back to the flat one. */
+void weft_barrier_all_plan(int on);
 /* Init (collective: allocates the acknowledgement array) and finalize's
  * announcement to the peers. */
 void weft_hang_init(void);

@@ -2,15 +2,20 @@
 /* sync.c owns waiting: the polling helper every wait loop uses (a short
  * spin, then a yield of the CPU so oversubscribed PEs share cores, or a
  * nap when a long wait serves nobody; progress after each) and the world
- * barrier the runtime needs before teams exist. */
+ * barrier the runtime needs before teams exist, flat or through one leader
+ * per node. */
 #include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "transport/transport.h"
 #include "core/cpu_relax.h"
 #include "core/runtime.h"
+#include "core/tunables.h"
 #include "runtime/lifecycle.h"
+#include "runtime/topology.h"
 
 /* How long a waiting PE spins before it yields. A fixed WEFT_SPIN_YIELD
  * if set. Otherwise adaptive, between 64 polls and a ceiling of 20000
@@ -285,6 +290,117 @@ void weft_test_for_update(void)
  * the epoch has its own flags and a word is never overwritten unread. */
 #define SIG_BITS 24
 #define SIG_MASK ((1u << SIG_BITS) - 1)
+
+/* The node-leader form, where the job spans several nodes (real ones or
+ * WEFT_TOPOLOGY's) and some node holds two PEs that map each other: a
+ * member posts its word in its own barrier_up and waits for its leader's
+ * barrier_down; the leader (the node's lowest PE) reads its members' words
+ * through the mapping, combines them, runs the dissemination among the
+ * leaders alone over their barrier_flag, and posts the outcome. Each
+ * parity of the epoch has its own words, as for the flags. */
+static struct {
+    int on;
+    int nlocal;           /* PEs of my node, me included */
+    uint64_t **up;        /* leader: [nlocal] the members' barrier_up, mapped (0: mine) */
+    uint64_t *down;       /* member: the leader's barrier_down, mapped */
+    int nlead, my_lead;   /* leaders, and my index among them (-1: member) */
+    int *leaders;         /* [nlead] their world PEs */
+} hb;
+
+static void *hb_alloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        weft_fatal("shmem_barrier_all", "out of memory for the node layout");
+    return p;
+}
+
+static uint64_t *mapped_sym_word(const uint64_t *mine, int pe)
+{
+    uint64_t off = (uint64_t)((const char *)mine - weft_rt.seg[WEFT_SEG_HEAP].base);
+    return weft_transport_ptr(WEFT_SEG_HEAP, off, pe);
+}
+
+/* Decided once, after init's own barrier (which checks every PE's wire-up),
+ * from what every PE sees alike: the topology, the tunables and the
+ * mapping of node peers. */
+void weft_barrier_all_plan(int on)
+{
+    free(hb.up);
+    free(hb.leaders);
+    memset(&hb, 0, sizeof hb);
+    if (!on)
+        return;
+    int n = weft_rt.n_pes, me = weft_rt.my_pe;
+    if (!weft_tun_bool(WEFT_TUN_COLL_HIER) || !weft_topology_ready())
+        return;
+    const int *node = weft_topology_ids(WEFT_TOPO_NODE);
+    int nnodes = weft_topology_count(WEFT_TOPO_NODE);
+    if (nnodes < 2 || nnodes >= n)
+        return;
+    int first_local = -1;
+    for (int pe = 0; pe < n; pe++) {
+        if (node[pe] != node[me])
+            continue;
+        if (first_local < 0)
+            first_local = pe;
+        if (!mapped_sym_word(&weft_rt.sym->barrier_up[0], pe))
+            return; /* a node peer through libfabric: the flat barrier */
+        hb.nlocal++;
+    }
+    hb.leaders = hb_alloc((size_t)nnodes, sizeof(int));
+    char *led = hb_alloc((size_t)nnodes, 1);
+    hb.my_lead = -1;
+    for (int pe = 0; pe < n; pe++) {
+        if (led[node[pe]])
+            continue;
+        led[node[pe]] = 1;
+        if (pe == me)
+            hb.my_lead = hb.nlead;
+        hb.leaders[hb.nlead++] = pe;
+    }
+    free(led);
+    if (hb.my_lead >= 0) {
+        hb.up = hb_alloc((size_t)hb.nlocal, sizeof *hb.up);
+        for (int pe = 0, j = 0; pe < n; pe++)
+            if (node[pe] == node[me])
+                hb.up[j++] = pe == me ? NULL : mapped_sym_word(&weft_rt.sym->barrier_up[0], pe);
+    } else {
+        hb.down = mapped_sym_word(&weft_rt.sym->barrier_down[0], first_local);
+    }
+    hb.on = 1;
+    weft_debug("world barrier: through %d node leaders", hb.nlead);
+}
+
+static uint32_t word_hi(uint64_t w) { return (uint32_t)(w >> SIG_BITS) & SIG_MASK; }
+static uint32_t word_lo(uint64_t w) { return (uint32_t)w & SIG_MASK; }
+
+/* Wait until *w carries tag; fold its signature fields into hi and lo. */
+static void await_word(const uint64_t *w, uint64_t tag, uint32_t *hi, uint32_t *lo)
+{
+    unsigned spins = 0;
+    uint64_t v;
+    while (((v = __atomic_load_n(w, __ATOMIC_ACQUIRE)) >> 48) != tag)
+        weft_poll_yield(&spins);
+    *hi = word_hi(v) > *hi ? word_hi(v) : *hi;
+    *lo = word_lo(v) > *lo ? word_lo(v) : *lo;
+}
+
+/* The dissemination rounds among the PEs peers[0 .. n-1], me among them. */
+static void disseminate(const int *peers, int n, int me, uint64_t *flag, uint64_t tag,
+                        uint32_t *hi, uint32_t *lo)
+{
+    uint64_t off0 = (uint64_t)((char *)flag - weft_rt.seg[WEFT_SEG_HEAP].base);
+    int round = 0;
+    for (int dist = 1; dist < n; dist <<= 1, round++) {
+        int peer = peers ? peers[(me + dist) % n] : (me + dist) % n;
+        weft_transport_notify(&weft_ctx_default, WEFT_SEG_HEAP,
+                              off0 + (uint64_t)round * sizeof(uint64_t),
+                              tag << 48 | (uint64_t)*hi << SIG_BITS | *lo, peer);
+        await_word(&flag[round], tag, hi, lo);
+    }
+}
+
 int weft_barrier_all_signed(uint32_t sig)
 {
     struct weft_internal_sym *sym = weft_rt.sym;
@@ -294,25 +410,25 @@ int weft_barrier_all_signed(uint32_t sig)
         return 1;
     uint64_t epoch = ++sym->barrier_epoch;
     uint64_t tag = epoch & 0xffff;
-    uint64_t *flag = sym->barrier_flag[epoch & 1];
+    int parity = (int)(epoch & 1);
+    uint64_t *flag = sym->barrier_flag[parity];
     uint32_t hi = sig & SIG_MASK, lo = SIG_MASK - hi; /* lo: the complement's max */
     weft_wait.call = "shmem_barrier_all";
     weft_wait.kind = WEFT_WAIT_BARRIER_ALL;
     weft_wait.want = epoch;
-    uint64_t off0 = (uint64_t)((char *)flag - weft_rt.seg[WEFT_SEG_HEAP].base);
-    int round = 0;
-    for (int dist = 1; dist < n; dist <<= 1, round++) {
-        int peer = (me + dist) % n;
-        weft_transport_notify(&weft_ctx_default, WEFT_SEG_HEAP,
-                              off0 + (uint64_t)round * sizeof(uint64_t),
-                              tag << 48 | (uint64_t)hi << SIG_BITS | lo, peer);
-        unsigned spins = 0;
-        uint64_t w;
-        while (((w = __atomic_load_n(&flag[round], __ATOMIC_ACQUIRE)) >> 48) != tag)
-            weft_poll_yield(&spins);
-        uint32_t whi = (uint32_t)(w >> SIG_BITS) & SIG_MASK, wlo = (uint32_t)w & SIG_MASK;
-        hi = whi > hi ? whi : hi;
-        lo = wlo > lo ? wlo : lo;
+    if (!hb.on) {
+        disseminate(NULL, n, me, flag, tag, &hi, &lo);
+    } else if (hb.my_lead < 0) {
+        __atomic_store_n(&sym->barrier_up[parity], tag << 48 | (uint64_t)hi << SIG_BITS | lo,
+                         __ATOMIC_RELEASE);
+        await_word(hb.down + parity, tag, &hi, &lo);
+    } else {
+        for (int j = 0; j < hb.nlocal; j++)
+            if (hb.up[j])
+                await_word(hb.up[j] + parity, tag, &hi, &lo);
+        disseminate(hb.leaders, hb.nlead, hb.my_lead, flag, tag, &hi, &lo);
+        __atomic_store_n(&sym->barrier_down[parity], tag << 48 | (uint64_t)hi << SIG_BITS | lo,
+                         __ATOMIC_RELEASE);
     }
     weft_wait.kind = WEFT_WAIT_NONE;
     /* No quiet here: each signal only matters to the PE waiting for it,

@@ -50,6 +50,7 @@ enum {
     WEFT_TF_GATHER_READY,                         /* fcollect's writers' readers entered */
     WEFT_TF_H_UP,                                 /* node members arrived (at the leader) */
     WEFT_TF_H_DOWN,                               /* from the node leader: done          */
+    WEFT_TF_H_READ,                               /* node members copied the broadcast out */
     WEFT_TF_COUNT
 };
 

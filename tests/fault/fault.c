@@ -8,6 +8,11 @@
  *
  *   exit CODE          PE R calls exit(CODE) without shmem_finalize; the
  *                      others enter shmem_barrier_all
+ *   nb-exit CODE       every PE posts non-blocking collectives (alltoall,
+ *                      broadcast, sync), the others 0.3 s after PE R; PE R
+ *                      then calls exit(CODE) without waiting for them or
+ *                      finalizing, the others wait for theirs and enter
+ *                      shmem_barrier_all
  *   _exit CODE         PE R calls _exit(CODE): weft cannot see it; the
  *                      others enter shmem_barrier_all
  *   fork-exit          every PE forks a child that calls exit(3) without
@@ -48,6 +53,7 @@
  * A scenario that ends in a way it must not (a barrier returning though a
  * PE is gone) exits 92. */
 #include <shmem.h>
+#include <shmemx.h>
 
 #include <dirent.h>
 #include <signal.h>
@@ -197,6 +203,24 @@ int main(int argc, char **argv)
     if (strcmp(mode, "exit") == 0) {
         if (me == bad)
             exit(code);
+        shmem_barrier_all();
+    } else if (strcmp(mode, "nb-exit") == 0) {
+        enum { NB_BYTES = 256 * 1024 };
+        size_t all = (size_t)n * NB_BYTES;
+        char *a = shmem_malloc(2 * all + 2 * NB_BYTES);
+        if (!a)
+            return 93;
+        shmem_req_h req[3];
+        if (me != bad)
+            usleep(300000); /* PE R is at its exit before the others start */
+        shmem_alltoallmem_nb(SHMEM_TEAM_WORLD, a, a + all, NB_BYTES, &req[0]);
+        shmem_broadcastmem_nb(SHMEM_TEAM_WORLD, a + 2 * all, a + 2 * all + NB_BYTES, NB_BYTES,
+                              0, &req[1]);
+        shmemx_sync_all_nb(&req[2]);
+        if (me == bad)
+            exit(code);
+        for (int i = 0; i < 3; i++)
+            shmem_req_wait(&req[i]);
         shmem_barrier_all();
     } else if (strcmp(mode, "_exit") == 0) {
         if (me == bad)

@@ -22,6 +22,8 @@
  *   nbr-mismatch       set_neighbors, a different graph on each PE    -> neighbors (all PEs)
  *   nbr-asym           set_neighbors, team 0 lists 1, 1 lists none    -> neighbors (all PEs)
  *   nbr-parent         neighbor_fcollectmem over the wrong parent     -> parent_team
+ *   nbr-red-parent     long_sum_neighbor_reduce over the wrong parent -> parent_team
+ *   nbr-red-dest       int_max_neighbor_reduce into a private dest    -> dest
  * The last PE misbehaves (every PE for the collective split-type-bad). A
  * malformed WEFT_TOPOLOGY is tested with mode "none" (init must fail). */
 #include <shmemx.h>
@@ -97,6 +99,13 @@ int main(int argc, char **argv)
         } else if (!strcmp(mode, "nbr-parent")) {
             static long d[4], s[4];
             (void)shmemx_neighbor_fcollectmem(alone, alone_team, d, s, 8);
+        } else if (!strcmp(mode, "nbr-red-parent")) {
+            static long d[4], s[4];
+            (void)shmemx_long_sum_neighbor_reduce(alone, alone_team, d, s, 4);
+        } else if (!strcmp(mode, "nbr-red-dest")) {
+            static int s[4];
+            int d[4];
+            (void)shmemx_int_max_neighbor_reduce(alone, SHMEM_TEAM_WORLD, d, s, 4);
         } else {
             fprintf(stderr, "fed.bad_args: unknown mode %s\n", mode);
             return 2;
