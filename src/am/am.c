@@ -26,9 +26,14 @@ struct weft_am_pos *weft_am_pos;
 int weft_am_threaded;
 
 /* ---- through libfabric ---------------------------------------------------
- * Message: args[0] = handler | kind << 8 | reply << 10 | nargs << 16 |
- * len << 32; args[1] = dest_off (Long); then the 32-bit arguments packed two
- * per word. */
+ * Message: args[0] = handler | kind << 8 | reply << 10 | carried << 11 |
+ * nargs << 16 | len << 32; args[1] = dest_off (Long); then the 32-bit
+ * arguments packed two per word. A Long payload of up to
+ * WEFT_AM_MAX_MEDIUM bytes travels in the message itself (carried) and the
+ * target copies it into its segment on arrival: a put completed remotely
+ * before the header would cost a round trip per message, served only when
+ * the target progresses (over tcp, milliseconds each on a loaded host). */
+#define AM_LONG_CARRIED (1u << 11)
 _Static_assert(2 + WEFT_AM_MAX_ARGS / 2 <= WEFT_TRANSPORT_MSG_MAX_ARGS, "message arguments");
 _Static_assert(WEFT_AM_MAX_MEDIUM <= WEFT_TRANSPORT_MSG_MAX_PAYLOAD, "message payload");
 
@@ -72,6 +77,12 @@ static void queue_arrived(int src, uint32_t imm, const uint64_t *args, int nargs
     if (m.kind == WEFT_AM_LONG) {
         m.payload = weft_rt.seg[WEFT_SEG_HEAP].base + args[1];
         m.len = (size_t)(w >> 32);
+        if ((w & AM_LONG_CARRIED) && m.len) {
+            size_t seg = weft_rt.seg[WEFT_SEG_HEAP].size;
+            if (len != m.len || args[1] > seg || m.len > seg - args[1])
+                weft_fatal("gasnet_AMPoll", "malformed active message from node %d", src);
+            memcpy(m.payload, payload, m.len);
+        }
     } else if (copy) {
         memcpy(a->payload, payload, copy);
         m.payload = a->payload;
@@ -171,11 +182,12 @@ static void flush_deferred(void)
 static void ofi_send(int pe, const struct weft_am_out *m)
 {
     uint64_t w[2 + WEFT_AM_MAX_ARGS / 2];
-    if (m->kind == WEFT_AM_LONG && m->len && weft_transport_msg_in_handler()) {
+    int carried = m->kind == WEFT_AM_LONG && m->len && m->len <= WEFT_AM_MAX_MEDIUM;
+    if (m->kind == WEFT_AM_LONG && m->len && !carried && weft_transport_msg_in_handler()) {
         defer(pe, m);
         return;
     }
-    if (m->kind == WEFT_AM_LONG && m->len) {
+    if (m->kind == WEFT_AM_LONG && m->len && !carried) {
         /* The payload is at the target before the header leaves: a put on
          * the engine's own context, completed remotely by its quiet. */
         pthread_mutex_lock(&am.ctx_lock);
@@ -185,13 +197,13 @@ static void ofi_send(int pe, const struct weft_am_out *m)
     }
     uint64_t len = m->kind == WEFT_AM_LONG ? m->len : 0;
     w[0] = (uint64_t)m->handler | (uint64_t)m->kind << 8 | (uint64_t)(m->reply != 0) << 10 |
-           (uint64_t)m->nargs << 16 | len << 32;
+           (uint64_t)(carried ? AM_LONG_CARRIED : 0) | (uint64_t)m->nargs << 16 | len << 32;
     w[1] = m->dest_off;
     memset(w + 2, 0, sizeof w - 2 * sizeof(uint64_t));
     if (m->nargs) /* args may be NULL without arguments */
         memcpy(w + 2, m->args, (size_t)m->nargs * sizeof(int32_t));
     int nw = 2 + (m->nargs + 1) / 2;
-    if (m->kind == WEFT_AM_MEDIUM)
+    if (m->kind == WEFT_AM_MEDIUM || carried)
         weft_transport_msg_send(pe, w, nw, m->payload, m->len);
     else
         weft_transport_msg_send(pe, w, nw, NULL, 0);

@@ -13,7 +13,8 @@
  *    published with release ordering;
  *  - through libfabric: the transport's message layer, reached through
  *    transport.h (weft_transport_msg_send; one handler id carries every
- *    engine message); a Long payload is an RMA write completed at the
+ *    engine message); a Long payload of up to WEFT_AM_MAX_MEDIUM bytes
+ *    travels in the message, a larger one is an RMA write completed at the
  *    target (quiet on the engine's own context) before the header leaves.
  *
  * A message to the sending PE itself runs its handler at once, inside the
