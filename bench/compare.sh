@@ -1,27 +1,73 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# compare.sh: the --compare mode of bench/run-benchmarks (sourced by it, not
-# run on its own): builds the benchmarks with another OpenSHMEM's oshcc,
-# runs them interleaved with weft's and prints both side by side with the
-# ratio. Uses run-benchmarks' options and helpers (paths, np, coll_np,
-# benches, quick, extra, timeout_s, raw, out, fmt, num, human, label_of).
+# compare.sh: the --compare and --compare-gasnet modes of
+# bench/run-benchmarks (sourced by it, not run on its own): builds the
+# OpenSHMEM benchmarks with another OpenSHMEM's oshcc and the GASNet ones
+# with a GASNet-EX install's conduit makefile fragments, runs them
+# interleaved with weft's and prints both side by side with the ratio. Uses
+# run-benchmarks' options and helpers (paths, np, coll_np, benches, quick,
+# extra, timeout_s, raw, out, fmt, num, human, label_of).
 
-other_cc=$compare
-[[ -d $other_cc ]] && other_cc=$other_cc/bin/oshcc
-[[ -x $other_cc ]] || { echo "run-benchmarks: --compare: no oshcc at $other_cc" >&2; exit 2; }
-other_run=$(dirname "$other_cc")/oshrun
-[[ -x $other_run ]] || { echo "run-benchmarks: --compare: no $other_run" >&2; exit 2; }
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "run-benchmarks: --rounds must be a positive integer" >&2; exit 2; }
+if [[ -n $compare ]]; then
+  other_cc=$compare
+  [[ -d $other_cc ]] && other_cc=$other_cc/bin/oshcc
+  [[ -x $other_cc ]] || { echo "run-benchmarks: --compare: no oshcc at $other_cc" >&2; exit 2; }
+  other_run=$(dirname "$other_cc")/oshrun
+  [[ -x $other_run ]] || { echo "run-benchmarks: --compare: no $other_run" >&2; exit 2; }
+fi
+# GASNet-EX: the smp conduit stands against weft's direct path (onnode), the
+# ofi conduit against weft over the same provider.
+gasnet_conduit() { [[ $1 == onnode ]] && echo smp || echo ofi; }
+if [[ -n $compare_gasnet ]]; then
+  compare_gasnet=$(cd "$compare_gasnet" 2>/dev/null && pwd) ||
+    { echo "run-benchmarks: --compare-gasnet: no directory $compare_gasnet" >&2; exit 2; }
+  for path in $paths; do
+    c=$(gasnet_conduit "$path")
+    [[ -f $compare_gasnet/include/$c-conduit/$c-seq.mak ]] || {
+      echo "run-benchmarks: --compare-gasnet: no $c conduit (include/$c-conduit/$c-seq.mak) in $compare_gasnet for path $path" >&2
+      exit 2; }
+  done
+fi
 other_dir=$(mktemp -d)
 trap 'rm -rf "$other_dir"' EXIT
-# An OpenSHMEM benchmark the other cannot build is an error; a GASNet one
-# (gasnet_bench) is left out when the other offers no gasnet.h, as Sandia
-# OpenSHMEM and Open MPI's OSHMEM do not.
+is_gasnet() { grep -q '#include <gasnet.h>' "$src/bench/$1.c"; }
+# build_gasnet BENCH CONDUIT: $other_dir/bench_BENCH.CONDUIT with the
+# conduit's SEQ makefile fragment (its compiler, flags and libraries).
+build_gasnet() {
+  local b=$1 c=$2
+  [[ -x $other_dir/bench_$b.$c ]] && return 0
+  {
+    echo "include $compare_gasnet/include/$c-conduit/$c-seq.mak"
+    echo "bench_$b.$c: $src/bench/$b.c"
+    printf '\t$(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS) -I%s -c -o $@.o $<\n' "$src/bench"
+    printf '\t$(GASNET_LD) $(GASNET_LDFLAGS) -o $@ $@.o $(GASNET_LIBS) -lm\n'
+  } >"$other_dir/Makefile.$c"
+  make -s -C "$other_dir" -f "Makefile.$c" "bench_$b.$c" >"$other_dir/cc.log" 2>&1 || {
+    echo "run-benchmarks: --compare-gasnet: the $c conduit cannot build $b:" >&2
+    sed 's/^/  | /' "$other_dir/cc.log" >&2
+    exit 2
+  }
+}
+# A GASNet benchmark goes to GASNet-EX when --compare-gasnet is given, an
+# OpenSHMEM one to --compare's implementation; one whose implementation is
+# not given is left out, and so is a GASNet one that the other OpenSHMEM
+# cannot build for want of gasnet.h (Sandia OpenSHMEM and Open MPI's OSHMEM
+# offer none). Any other build failure is an error.
 built=
 for b in $benches; do
+  if is_gasnet "$b" && [[ -n $compare_gasnet ]]; then
+    for path in $paths; do build_gasnet "$b" "$(gasnet_conduit "$path")"; done
+    built+=" $b"
+    continue
+  fi
+  if [[ -z $compare ]]; then
+    echo "run-benchmarks: --compare-gasnet: $b left out: not a GASNet benchmark (--compare OTHER compares it)" >&2
+    continue
+  fi
   if ! "$other_cc" -O2 -I"$src/bench" -o "$other_dir/bench_$b" "$src/bench/$b.c" -lm \
     >"$other_dir/cc.log" 2>&1; then
-    if grep -q '#include <gasnet.h>' "$src/bench/$b.c" && grep -q 'gasnet.h' "$other_dir/cc.log"; then
-      echo "run-benchmarks: --compare: $b left out: $other_cc offers no GASNet API" >&2
+    if is_gasnet "$b" && grep -q 'gasnet.h' "$other_dir/cc.log"; then
+      echo "run-benchmarks: --compare: $b left out: $other_cc offers no GASNet API (--compare-gasnet compares it)" >&2
       continue
     fi
     echo "run-benchmarks: --compare: $other_cc cannot build $b:" >&2
@@ -32,10 +78,17 @@ for b in $benches; do
 done
 benches=${built# }
 [[ -n $benches ]] || { echo "run-benchmarks: --compare: no benchmark to compare" >&2; exit 2; }
-other_env=(env -u FI_PROVIDER OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
+# One host: the other's tcp and sockets traffic stays on loopback, as weft's
+# does by default (its own choice of interface would be the first one up).
+other_env=(env -u FI_PROVIDER OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  "FI_TCP_IFACE=${FI_TCP_IFACE:-lo}" "FI_SOCKETS_IFACE=${FI_SOCKETS_IFACE:-lo}")
 if [[ -z ${OSHRUN_LAUNCHER:-} ]] && command -v mpiexec.hydra >/dev/null; then
   other_env+=(OSHRUN_LAUNCHER=mpiexec.hydra)
 fi
+# The ofi conduit's processes are started by its gasnetrun_ofi (with the
+# spawner it was configured for) unless GASNET_OFI_LAUNCHER names another
+# command that takes "-n N PROGRAM" (e.g. mpiexec.hydra).
+read -r -a gasnet_ofi_run <<<"${GASNET_OFI_LAUNCHER:-${compare_gasnet:+$compare_gasnet/bin/gasnetrun_ofi}}"
 
 # run_one IMPL ROUND PATH NP BENCH: one run, its RESULT lines into $raw as
 # "IMPL ROUND PATH NP NAME SIZE VALUE UNIT".
@@ -46,6 +99,16 @@ run_one() {
     cmd=(env -u FI_PROVIDER -u WEFT_PROVIDER -u WEFT_ONNODE)
     [[ $path != onnode ]] && cmd+=(WEFT_ONNODE=0 "FI_PROVIDER=$path")
     cmd+=("$oshrun" -n "$n" "$build/bin/bench_$b")
+  elif is_gasnet "$b" && [[ -n $compare_gasnet ]]; then
+    cmd=("${other_env[@]}")
+    if [[ $path == onnode ]]; then
+      cmd+=("GASNET_PSHM_NODES=$n" "$other_dir/bench_$b.smp")
+    else
+      # Each process a supernode of its own: all traffic through libfabric,
+      # none through GASNet's shared memory (as weft's WEFT_ONNODE=0).
+      cmd+=(GASNET_SUPERNODE_MAXSIZE=1 "FI_PROVIDER=$path" "${gasnet_ofi_run[@]}" -n "$n"
+        "$other_dir/bench_$b.ofi")
+    fi
   else
     cmd=("${other_env[@]}")
     [[ $path != onnode ]] && cmd+=("FI_PROVIDER=$path")
@@ -85,7 +148,7 @@ load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 elapsed=$(($(date +%s) - started))
 
 report=$(
-  echo "## weft against $compare"
+  echo "## weft against ${compare:-}${compare:+${compare_gasnet:+ and }}${compare_gasnet:+GASNet-EX $compare_gasnet}"
   echo
   echo "\`$command_line\`, weft $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo '?'),"
   echo "$(nproc) CPUs, load average $load_start at the start and $load_end at the end,"
@@ -125,6 +188,9 @@ report=$(
     }' "$raw"
   echo
   echo "weft: $(cat "$other_dir/name.weft" 2>/dev/null); other: $(cat "$other_dir/name.other" 2>/dev/null)."
+  if [[ -n $compare_gasnet ]]; then
+    echo "GASNet benchmarks against GASNet-EX ($compare_gasnet): smp conduit on onnode, ofi conduit on the other paths."
+  fi
 )
 echo "$report"
 if [[ -n $out ]]; then

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* gasnet_bench.c: GASNet-1 on weft between node 0 and node 1: AM Short
- * round trip, AM Medium 64 B round trip, AM Long 4 MiB bandwidth (each Long
+/* gasnet_bench.c: GASNet-1 between node 0 and node 1: AM Short round trip,
+ * AM Medium 64 B round trip, AM Long 4 MiB bandwidth (each Long
  * acknowledged by a Short reply), blocking 8 B put and get latency, and the
- * 8 B gasnet_put_nbi rate (a window of puts, then wait_syncnbi_puts).
+ * 8 B gasnet_put_nbi rate (a window of puts, then wait_syncnbi_puts). Plain
+ * GASNet-1, so it builds against GASNet-EX as well (bench/run-benchmarks
+ * --compare-gasnet).
  *   oshrun -n 2 bench_gasnet_bench [--quick] [--iters N]
  * RESULT lines as every weft benchmark (bench_core.h). */
 #include <gasnet.h>
@@ -48,8 +50,8 @@ int main(int argc, char **argv)
     static unsigned char payload[LONG_SIZE];
     if (me == 0) {
         const char *prov = getenv("FI_PROVIDER");
-        printf("# gasnet_bench: GASNet-1 on weft, node 0 to node 1, provider %s%s, iters %ld%s\n",
-               prov ? prov : "(default)", getenv("WEFT_ONNODE") ? ", WEFT_ONNODE=0" : "",
+        printf("# gasnet_bench: GASNet-1, conduit %s, node 0 to node 1, provider %s%s, iters %ld%s\n",
+               GASNET_CONDUIT_NAME_STR, prov ? prov : "(default)", getenv("WEFT_ONNODE") ? ", WEFT_ONNODE=0" : "",
                o.iters, o.quick ? ", quick" : "");
         fflush(stdout);
     }

@@ -7,7 +7,10 @@
  * to 1 MiB, reported as put_lat_static (static variables are symmetric too,
  * and this shows how they compare with heap objects on each path).
  * --signal: one shmem_putmem_signal (SET of the flag) instead of put, fence
- * and p, and shmem_signal_wait_until; reported as put_signal_lat. */
+ * and p, and shmem_signal_wait_until; reported as put_signal_lat.
+ * --quiet: no ping-pong: PE 0 alone times shmem_putmem + shmem_quiet, one
+ * pair at a time (the put to remote completion, as a program that needs the
+ * data there before it goes on); reported as put_quiet_lat. */
 #include "bench.h"
 
 static uint64_t *flag; /* symmetric (heap, so --static changes only the
@@ -17,10 +20,11 @@ static unsigned char static_target[STATIC_MAX];
 
 int main(int argc, char **argv)
 {
-    int to_static = 0, with_signal = 0;
+    int to_static = 0, with_signal = 0, with_quiet = 0;
     for (int i = 1; i < argc;) {
-        int *opt = !strcmp(argv[i], "--static") ? &to_static
+        int *opt = !strcmp(argv[i], "--static")   ? &to_static
                    : !strcmp(argv[i], "--signal") ? &with_signal
+                   : !strcmp(argv[i], "--quiet")  ? &with_quiet
                                                   : NULL;
         if (!opt) {
             i++;
@@ -30,12 +34,14 @@ int main(int argc, char **argv)
         memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
         argc--;
     }
-    const char *name = with_signal ? (to_static ? "put_signal_lat_static" : "put_signal_lat")
-                       : to_static ? "put_lat_static"
-                                   : "put_lat";
+    const char *name = with_quiet    ? (to_static ? "put_quiet_lat_static" : "put_quiet_lat")
+                       : with_signal ? (to_static ? "put_signal_lat_static" : "put_signal_lat")
+                       : to_static   ? "put_lat_static"
+                                     : "put_lat";
     struct bench_opts o = bench_start(name,
-                                      with_signal ? "put-with-signal ping-pong, one-way latency"
-                                                  : "put + fence + flag ping-pong, one-way latency",
+                                      with_quiet    ? "put + quiet, PE 0 to PE 1, latency per pair"
+                                      : with_signal ? "put-with-signal ping-pong, one-way latency"
+                                                    : "put + fence + flag ping-pong, one-way latency",
                                       argc, argv, 10000, 2);
     if (to_static && o.max_size > STATIC_MAX)
         o.max_size = STATIC_MAX;
@@ -55,6 +61,25 @@ int main(int argc, char **argv)
         bench_fill(src, size, (unsigned)me);
         shmem_barrier_all();
         double t0 = 0;
+        if (with_quiet) {
+            if (me == 0) {
+                for (long i = 0; i < warm + iters; i++) {
+                    if (i == warm)
+                        t0 = bench_now();
+                    shmem_putmem(buf, src, size, 1);
+                    shmem_quiet();
+                }
+                bench_result(name, size, 1e6 * (bench_now() - t0) / (double)iters, "us");
+            }
+            shmem_barrier_all();
+            if (me == 1 && bench_check(buf, size, 0) != 0) {
+                fprintf(stderr, "put_lat: PE 1: wrong data at size %zu\n", size);
+                status = 1;
+            }
+            if (size > o.max_size / 2)
+                break;
+            continue;
+        }
         if (me < 2) {
             int peer = 1 - me;
             for (long i = 0; i < warm + iters; i++) {
