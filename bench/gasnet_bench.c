@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* gasnet_bench.c: GASNet-1 between node 0 and node 1: AM Short round trip,
- * AM Medium 64 B round trip, AM Long 4 MiB bandwidth (each Long
- * acknowledged by a Short reply), blocking 8 B put and get latency, and the
- * 8 B gasnet_put_nbi rate (a window of puts, then wait_syncnbi_puts). Plain
- * GASNet-1, so it builds against GASNet-EX as well (bench/run-benchmarks
- * --compare-gasnet).
- *   oshrun -n 2 bench_gasnet_bench [--quick] [--iters N]
+ * AM Medium 64 B round trip, AM Medium round trip and bandwidth from 512 B
+ * to gasnet_AMMaxMedium (a window of Mediums, the last answered by a Short
+ * reply), AM Long 4 MiB bandwidth (each Long acknowledged by a Short
+ * reply), blocking 8 B put and get latency, and the 8 B gasnet_put_nbi
+ * rate (a window of puts, then wait_syncnbi_puts). Plain GASNet-1, so it
+ * builds against GASNet-EX as well (bench/run-benchmarks --compare-gasnet).
+ *   oshrun -n 2 bench_gasnet_bench [--quick] [--iters N] [--min-size B] [--max-size B]
  * RESULT lines as every weft benchmark (bench_core.h). */
 #include <gasnet.h>
 
@@ -15,6 +16,8 @@
 #define H_PONG 201
 #define LONG_SIZE ((size_t)4 << 20)
 #define NBI_WINDOW 64
+#define H_SINK 203
+#define MEDIUM_WINDOW 32
 
 static volatile long pongs;
 
@@ -25,6 +28,14 @@ static void ping(gasnet_token_t t, void *buf, size_t n)
     gasnet_AMReplyShort0(t, H_PONG);
 }
 static void ping_short(gasnet_token_t t) { gasnet_AMReplyShort0(t, H_PONG); }
+/* A Medium of a window: the window's last one is answered. */
+static void sink(gasnet_token_t t, void *buf, size_t n, gasnet_handlerarg_t last)
+{
+    (void)buf;
+    (void)n;
+    if (last)
+        gasnet_AMReplyShort0(t, H_PONG);
+}
 static void pong(gasnet_token_t t)
 {
     (void)t;
@@ -36,9 +47,10 @@ int main(int argc, char **argv)
     struct bench_opts o = bench_parse(argc, argv, 20000);
     gasnet_handlerentry_t h[] = {{H_PING, (void (*)())ping},
                                  {H_PONG, (void (*)())pong},
-                                 {202, (void (*)())ping_short}};
+                                 {202, (void (*)())ping_short},
+                                 {H_SINK, (void (*)())sink}};
     if (gasnet_init(&argc, &argv) != GASNET_OK ||
-        gasnet_attach(h, 3, LONG_SIZE + GASNET_PAGESIZE, 0) != GASNET_OK)
+        gasnet_attach(h, 4, LONG_SIZE + GASNET_PAGESIZE, 0) != GASNET_OK)
         return 2;
     int me = (int)gasnet_mynode();
     if (gasnet_nodes() < 2) {
@@ -80,6 +92,31 @@ int main(int argc, char **argv)
             GASNET_BLOCKUNTIL(pongs == i + 1);
         }
         bench_result("gasnet_am_medium_rtt", 64, (bench_now() - t0) / (double)iters * 1e6, "us");
+
+        /* AM Medium round trip and bandwidth, 512 B to the largest
+         * (within --min-size and --max-size). */
+        for (size_t sz = 512; sz <= gasnet_AMMaxMedium() && sz <= o.max_size; sz *= 2) {
+            if (sz < o.min_size)
+                continue;
+            long n = iters / 4 + 1;
+            pongs = 0;
+            t0 = bench_now();
+            for (long i = 0; i < n; i++) {
+                gasnet_AMRequestMedium0(1, H_PING, payload, sz);
+                GASNET_BLOCKUNTIL(pongs == i + 1);
+            }
+            bench_result("gasnet_am_medium_rtt", sz, (bench_now() - t0) / (double)n * 1e6, "us");
+            long windows = n / MEDIUM_WINDOW + 1;
+            pongs = 0;
+            t0 = bench_now();
+            for (long w = 0; w < windows; w++) {
+                for (int k = 0; k < MEDIUM_WINDOW; k++)
+                    gasnet_AMRequestMedium1(1, H_SINK, payload, sz, k == MEDIUM_WINDOW - 1);
+                GASNET_BLOCKUNTIL(pongs == w + 1);
+            }
+            double bytes = (double)sz * MEDIUM_WINDOW * (double)windows;
+            bench_result("gasnet_am_medium_bw", sz, bytes / (bench_now() - t0) / 1e6, "MB/s");
+        }
 
         /* AM Long 4 MiB, one at a time, acknowledged. */
         long longs = o.quick ? 4 : 100;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* ofi_msg.c owns the libfabric message layer (see ofi_msg.h): the
- * pre-posted receive buffers, the send buffer pool, the queue of sends that
- * could not go out from handler context, and the CQ drain that dispatches
- * handlers and recycles buffers. */
+/* ofi_msg.c owns the libfabric message layer (see ofi_msg.h): the receive
+ * buffers (multi-receive or pre-posted, chosen at start-up), the send
+ * buffer pool, the queue of sends that could not go out from handler
+ * context, and the CQ drain that dispatches handlers and recycles buffers. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,12 +13,34 @@
 #include "transport/ofi/ofi_msg.h"
 
 #define MSG_SEND_BUFS 64
+/* Payloads from this size that fit the inject size go as an injected
+ * iovec (header, payload, padding): the provider copies them as it copies
+ * any inject, weft does not (shm: up to 4 KiB). */
+#define INJECT_IOV_MIN 256
+/* Largest messages a multi-receive buffer holds: WEFT_AM_BUFFERS fixed
+ * buffers' worth of space is split into buffers of this many. */
+#define MULTI_MSGS_PER_BUF 16
+#define MULTI_BUF_SIZE (MULTI_MSGS_PER_BUF * WEFT_OFI_MSG_BUF_SIZE)
+
+/* What a completion's context points at; the first member of each. */
+enum buf_kind { BUF_RECV, BUF_SEND, BUF_MULTI };
+struct buf_head {
+    struct fi_context2 ctx; /* harmless when the provider does not need it */
+    int kind;
+    /* A send whose payload the caller owns until the provider is done
+     * with it: set by the drain, read by the waiting sender. */
+    int done;
+};
 
 struct msg_buf {
-    struct fi_context2 ctx; /* harmless when the provider does not need it */
-    int is_send;
+    struct buf_head h;
     struct msg_buf *next;
     char data[WEFT_OFI_MSG_BUF_SIZE] __attribute__((aligned(16)));
+};
+
+struct multi_buf {
+    struct buf_head h;
+    char *data; /* MULTI_BUF_SIZE bytes */
 };
 
 struct msg_pending {
@@ -28,9 +51,19 @@ struct msg_pending {
 };
 
 static struct {
-    struct msg_buf *recv;
+    enum weft_ofi_msg_recv_mode recv_mode;
+    struct msg_buf *recv; /* WEFT_OFI_MSG_RECV_POSTED */
     size_t nrecv;
+    struct multi_buf *multi; /* WEFT_OFI_MSG_RECV_MULTI */
+    char *multi_data;
+    size_t nmulti;
     struct fid_mr *recv_mr;
+    /* Payloads above the inject size go from the caller's buffer (iovec)
+     * rather than copied, the sender waiting for the send's completion. */
+    size_t zero_copy_min;
+    /* Payloads from this size within the inject size go as an injected
+     * iovec; SIZE_MAX: never. */
+    size_t inject_iov_min;
     struct msg_buf *send;
     struct fid_mr *send_mr;
     struct msg_buf *free_send;
@@ -57,20 +90,22 @@ void weft_ofi_msg_register(int id, weft_ofi_msg_handler_fn fn)
 
 static void *buf_desc(struct fid_mr *mr) { return mr ? fi_mr_desc(mr) : NULL; }
 
-static int post_recv(struct msg_buf *b)
+/* Post one receive: a fixed buffer for one message, or a multi-receive
+ * buffer the provider fills message after message. */
+static int post_recv(struct buf_head *h, void *data, size_t size, uint64_t flags)
 {
     struct weft_ofi_retry r = {0, 0};
     for (;;) {
         /* The CQ is bound with FI_SELECTIVE_COMPLETION (for RMA), which
          * covers receives too: ask for the completion explicitly. */
-        struct iovec iov = {b->data, WEFT_OFI_MSG_BUF_SIZE};
+        struct iovec iov = {data, size};
         void *desc = buf_desc(layer.recv_mr);
         struct fi_msg m = {.msg_iov = &iov,
                            .desc = &desc,
                            .iov_count = 1,
                            .addr = FI_ADDR_UNSPEC,
-                           .context = &b->ctx};
-        ssize_t rc = fi_recvmsg(weft_ofi_tx0.ep, &m, FI_COMPLETION);
+                           .context = &h->ctx};
+        ssize_t rc = fi_recvmsg(weft_ofi_tx0.ep, &m, FI_COMPLETION | flags);
         if (rc == 0)
             return 0;
         if (rc != -FI_EAGAIN) {
@@ -83,12 +118,22 @@ static int post_recv(struct msg_buf *b)
     }
 }
 
-static int reg_bufs(struct msg_buf *b, size_t n, struct fid_mr **mr, uint64_t access)
+static int post_fixed(struct msg_buf *b)
+{
+    return post_recv(&b->h, b->data, WEFT_OFI_MSG_BUF_SIZE, 0);
+}
+
+static int post_multi(struct multi_buf *b)
+{
+    return post_recv(&b->h, b->data, MULTI_BUF_SIZE, FI_MULTI_RECV);
+}
+
+static int reg_bufs(void *b, size_t bytes, struct fid_mr **mr, uint64_t access)
 {
     *mr = NULL;
     if (!weft_ofi.fab.mr_local)
         return 0;
-    int rc = fi_mr_reg(weft_ofi.fab.domain, b, n * sizeof *b, access, 0, 0, 0, mr, NULL);
+    int rc = fi_mr_reg(weft_ofi.fab.domain, b, bytes, access, 0, 0, 0, mr, NULL);
     if (rc) {
         weft_warn("weft_ofi_init", "fi_mr_reg(active message buffers): %s", fi_strerror(-rc));
         return -1;
@@ -102,33 +147,162 @@ static int reg_bufs(struct msg_buf *b, size_t n, struct fid_mr **mr, uint64_t ac
     return 0;
 }
 
-int weft_ofi_msg_init(void)
+/* ---- choosing the receive mode --------------------------------------------
+ * Multi-receive needs the provider to grant FI_MULTI_RECV and to keep a
+ * buffer posted until less than one largest message fits
+ * (FI_OPT_MIN_MULTI_RECV, read back once enabled). libfabric 1.x's shm
+ * (and rxm) fault when the option is set before fi_enable, and 2.x's ignore
+ * it when set after (docs/providers.md, "The message layer's receive
+ * buffers"): so it is set before fi_enable from 2.0 on and after it
+ * before. */
+static int want_multi(void)
+{
+    const char *v = weft_tun_str(WEFT_TUN_AM_MULTI_RECV);
+    if (!strcmp(v, "off"))
+        return 0;
+    if (!strcmp(v, "on"))
+        return 2;
+    if (strcmp(v, "auto"))
+        weft_fatal("shmem_init", "WEFT_AM_MULTI_RECV=%s: expected auto, on or off", v);
+    return 1;
+}
+
+int weft_ofi_msg_multi_wanted(void) { return want_multi() != 0; }
+
+static int set_before_enable(void) { return FI_MAJOR(fi_version()) >= 2; }
+
+/* Refuse multi-receive (auto), or end the job (on). */
+static enum weft_ofi_msg_recv_mode no_multi(int want, const char *why)
+{
+    if (want == 2)
+        weft_fatal("shmem_init", "WEFT_AM_MULTI_RECV=on: provider %s: %s",
+                   weft_ofi_provider_name(), why);
+    weft_debug("ofi: %s: pre-posted receive buffers (%s)", weft_ofi_provider_name(), why);
+    return WEFT_OFI_MSG_RECV_POSTED;
+}
+
+/* Set the minimum free space to the largest message: before fi_enable on
+ * 2.x, after it on 1.x. */
+static enum weft_ofi_msg_recv_mode set_min_multi(struct fid_ep *ep, int want)
+{
+    size_t min = WEFT_OFI_MSG_BUF_SIZE;
+    if (fi_setopt(&ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min, sizeof min))
+        return no_multi(want, "fi_setopt(FI_OPT_MIN_MULTI_RECV) refused");
+    return WEFT_OFI_MSG_RECV_MULTI;
+}
+
+/* Read it back once the endpoint is enabled (2.6's shm faults when asked
+ * before). */
+static enum weft_ofi_msg_recv_mode check_min_multi(struct fid_ep *ep, int want)
+{
+    size_t got = 0, glen = sizeof got;
+    int rc = fi_getopt(&ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &got, &glen);
+    if (rc == 0 && got < WEFT_OFI_MSG_BUF_SIZE)
+        return no_multi(want, "FI_OPT_MIN_MULTI_RECV below the largest message");
+    return WEFT_OFI_MSG_RECV_MULTI;
+}
+
+int weft_ofi_msg_ep_prepare(struct fid_ep *ep)
+{
+    int want = want_multi();
+    layer.recv_mode = WEFT_OFI_MSG_RECV_POSTED;
+    if (!want)
+        return 0;
+    if (!(weft_ofi.fab.info->caps & FI_MULTI_RECV)) {
+        no_multi(want, "FI_MULTI_RECV not granted");
+        return 0;
+    }
+    layer.recv_mode = WEFT_OFI_MSG_RECV_MULTI;
+    if (set_before_enable())
+        layer.recv_mode = set_min_multi(ep, want);
+    return 0;
+}
+
+enum weft_ofi_msg_recv_mode weft_ofi_msg_recv_mode(void) { return layer.recv_mode; }
+size_t weft_ofi_msg_zero_copy_min(void) { return layer.zero_copy_min; }
+
+static int init_posted(void)
 {
     long long n = weft_tun_int(WEFT_TUN_AM_BUFFERS);
-    if (n < 4)
-        n = 4;
-    if (n > 4096)
-        n = 4096;
     layer.nrecv = (size_t)n;
-    if (posix_memalign((void **)&layer.recv, 64, layer.nrecv * sizeof *layer.recv) ||
-        posix_memalign((void **)&layer.send, 64, MSG_SEND_BUFS * sizeof *layer.send)) {
+    if (posix_memalign((void **)&layer.recv, 64, layer.nrecv * sizeof *layer.recv))
+        return -1;
+    memset(layer.recv, 0, layer.nrecv * sizeof *layer.recv);
+    if (reg_bufs(layer.recv, layer.nrecv * sizeof *layer.recv, &layer.recv_mr, FI_RECV))
+        return -1;
+    for (size_t i = 0; i < layer.nrecv; i++) {
+        layer.recv[i].h.kind = BUF_RECV;
+        if (post_fixed(&layer.recv[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The same bytes as the fixed buffers would take, in at least two
+ * buffers: one stays posted while the other waits to be reposted. */
+static int init_multi(void)
+{
+    size_t n = (size_t)weft_tun_int(WEFT_TUN_AM_BUFFERS) / MULTI_MSGS_PER_BUF;
+    layer.nmulti = n < 2 ? 2 : n;
+    layer.multi = calloc(layer.nmulti, sizeof *layer.multi);
+    if (!layer.multi || posix_memalign((void **)&layer.multi_data, 64, layer.nmulti * MULTI_BUF_SIZE))
+        return -1;
+    if (reg_bufs(layer.multi_data, layer.nmulti * MULTI_BUF_SIZE, &layer.recv_mr, FI_RECV))
+        return -1;
+    for (size_t i = 0; i < layer.nmulti; i++) {
+        layer.multi[i].h.kind = BUF_MULTI;
+        layer.multi[i].data = layer.multi_data + i * MULTI_BUF_SIZE;
+        if (post_multi(&layer.multi[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Sends straight from the caller's payload need it unregistered (no
+ * FI_MR_LOCAL) and three iovec entries (header, payload, padding). */
+static int iovec_sends(void)
+{
+    return !weft_ofi.fab.mr_local && weft_ofi.fab.info->tx_attr->iov_limit >= 3;
+}
+
+/* Smallest payload above the inject size sent from the caller's buffer
+ * (WEFT_AM_ZERO_COPY), SIZE_MAX: never. */
+static size_t zero_copy_threshold(void)
+{
+    long long min = weft_tun_int(WEFT_TUN_AM_ZERO_COPY);
+    return min < 0 || !iovec_sends() ? SIZE_MAX : (size_t)min;
+}
+
+int weft_ofi_msg_init(void)
+{
+    int want = want_multi();
+    if (layer.recv_mode == WEFT_OFI_MSG_RECV_MULTI && !set_before_enable())
+        layer.recv_mode = set_min_multi(weft_ofi_tx0.ep, want);
+    if (layer.recv_mode == WEFT_OFI_MSG_RECV_MULTI)
+        layer.recv_mode = check_min_multi(weft_ofi_tx0.ep, want);
+    weft_debug("ofi: message layer receives into %s",
+               layer.recv_mode == WEFT_OFI_MSG_RECV_MULTI ? "multi-receive buffers"
+                                                          : "pre-posted buffers");
+    layer.zero_copy_min = zero_copy_threshold();
+    layer.inject_iov_min = iovec_sends() ? INJECT_IOV_MIN : SIZE_MAX;
+    if (posix_memalign((void **)&layer.send, 64, MSG_SEND_BUFS * sizeof *layer.send)) {
         weft_warn("weft_ofi_init", "out of memory for active message buffers");
         return -1;
     }
-    memset(layer.recv, 0, layer.nrecv * sizeof *layer.recv);
     memset(layer.send, 0, MSG_SEND_BUFS * sizeof *layer.send);
-    if (reg_bufs(layer.recv, layer.nrecv, &layer.recv_mr, FI_RECV) ||
-        reg_bufs(layer.send, MSG_SEND_BUFS, &layer.send_mr, FI_SEND))
+    if (reg_bufs(layer.send, MSG_SEND_BUFS * sizeof *layer.send, &layer.send_mr, FI_SEND))
         return -1;
     layer.free_send = NULL;
     for (int i = MSG_SEND_BUFS - 1; i >= 0; i--) {
-        layer.send[i].is_send = 1;
+        layer.send[i].h.kind = BUF_SEND;
         layer.send[i].next = layer.free_send;
         layer.free_send = &layer.send[i];
     }
-    for (size_t i = 0; i < layer.nrecv; i++)
-        if (post_recv(&layer.recv[i]) != 0)
-            return -1;
+    int rc = layer.recv_mode == WEFT_OFI_MSG_RECV_MULTI ? init_multi() : init_posted();
+    if (rc) {
+        weft_warn("weft_ofi_init", "cannot set up the active message receive buffers");
+        return -1;
+    }
     layer.up = 1;
     return 0;
 }
@@ -142,8 +316,12 @@ void weft_ofi_msg_fini(void)
         fi_close(&layer.send_mr->fid);
     layer.recv_mr = layer.send_mr = NULL;
     free(layer.recv);
+    free(layer.multi);
+    free(layer.multi_data);
     free(layer.send);
     layer.recv = layer.send = NULL;
+    layer.multi = NULL;
+    layer.multi_data = NULL;
     while (layer.pend_head) {
         struct msg_pending *p = layer.pend_head;
         layer.pend_head = p->next;
@@ -154,37 +332,63 @@ void weft_ofi_msg_fini(void)
     layer.up = 0;
 }
 
-/* Try to put one fully formatted message on the wire. 0, or -FI_EAGAIN. */
-static ssize_t try_send(int pe, const void *msg, size_t len)
+/* ---- sending ------------------------------------------------------------ */
+
+static struct msg_buf *get_send_buf(void)
 {
-    struct fid_ep *ep = weft_ofi_tx0.ep;
-    if (len <= weft_ofi.fab.prov_inject)
-        return fi_inject(ep, msg, len, (fi_addr_t)pe);
     pthread_mutex_lock(&layer.lock);
     struct msg_buf *b = layer.free_send;
     if (b)
         layer.free_send = b->next;
     pthread_mutex_unlock(&layer.lock);
+    return b;
+}
+
+static void put_send_buf(struct msg_buf *b)
+{
+    pthread_mutex_lock(&layer.lock);
+    b->next = layer.free_send;
+    layer.free_send = b;
+    pthread_mutex_unlock(&layer.lock);
+}
+
+/* Messages are padded to 8 bytes, so that in a multi-receive buffer,
+ * where the provider lays them end to end, every header and payload stays
+ * 8-byte aligned. */
+static const uint64_t zero_pad;
+#define PAD8(n) (((n) + 7) & ~(size_t)7)
+
+/* Post b's iov[0..n) as one message; b goes back to the pool on failure.
+ * 0, or the provider's error. */
+static ssize_t post_send(int pe, struct msg_buf *b, struct iovec *iov, size_t n)
+{
+    void *desc[3] = {buf_desc(layer.send_mr), NULL, buf_desc(layer.send_mr)};
+    struct fi_msg m = {.msg_iov = iov,
+                       .desc = desc,
+                       .iov_count = n,
+                       .addr = (fi_addr_t)pe,
+                       .context = &b->h.ctx};
+    __atomic_add_fetch(&layer.sends_out, 1, __ATOMIC_RELAXED);
+    ssize_t rc = fi_sendmsg(weft_ofi_tx0.ep, &m, FI_COMPLETION);
+    if (rc != 0) {
+        __atomic_sub_fetch(&layer.sends_out, 1, __ATOMIC_RELAXED);
+        put_send_buf(b);
+    }
+    return rc;
+}
+
+/* Try to put one fully formatted message on the wire. 0, or -FI_EAGAIN. */
+static ssize_t try_send(int pe, const void *msg, size_t len)
+{
+    if (len <= weft_ofi.fab.prov_inject)
+        return fi_inject(weft_ofi_tx0.ep, msg, len, (fi_addr_t)pe);
+    struct msg_buf *b = get_send_buf();
     if (!b)
         return -FI_EAGAIN;
     memcpy(b->data, msg, len);
+    b->h.done = -1;
     struct iovec iov = {b->data, len};
-    void *desc = buf_desc(layer.send_mr);
-    struct fi_msg m = {.msg_iov = &iov,
-                       .desc = &desc,
-                       .iov_count = 1,
-                       .addr = (fi_addr_t)pe,
-                       .context = &b->ctx};
-    __atomic_add_fetch(&layer.sends_out, 1, __ATOMIC_RELAXED);
-    ssize_t rc = fi_sendmsg(ep, &m, FI_COMPLETION);
-    if (rc != 0) {
-        __atomic_sub_fetch(&layer.sends_out, 1, __ATOMIC_RELAXED);
-        pthread_mutex_lock(&layer.lock);
-        b->next = layer.free_send;
-        layer.free_send = b;
-        pthread_mutex_unlock(&layer.lock);
-    }
-    return rc;
+    return post_send(pe, b, &iov, 1);
 }
 
 static void queue_pending(int pe, const void *msg, size_t len)
@@ -232,9 +436,8 @@ static void drain_pending(void)
     }
 }
 
-/* Lay out header, arguments and payload in msg; returns the length. */
-static size_t format_msg(char *msg, uint64_t id, const uint64_t *args, int nargs,
-                         const void *payload, size_t len)
+/* Lay out header and arguments at msg; returns their length. */
+static size_t format_hdr(char *msg, uint64_t id, const uint64_t *args, int nargs, size_t len)
 {
     if (nargs < 0 || nargs > WEFT_OFI_MSG_MAX_ARGS || len > WEFT_OFI_MSG_MAX_PAYLOAD)
         weft_fatal("weft_ofi_msg_send", "message too large (%d args, %zu bytes)", nargs, len);
@@ -248,15 +451,26 @@ static size_t format_msg(char *msg, uint64_t id, const uint64_t *args, int nargs
     size_t total = sizeof *h + (size_t)nargs * sizeof(uint64_t);
     if (nargs)
         memcpy(msg + sizeof *h, args, (size_t)nargs * sizeof(uint64_t));
+    return total;
+}
+
+/* Header, arguments and payload in msg (padded); returns the length. */
+static size_t format_msg(char *msg, uint64_t id, const uint64_t *args, int nargs,
+                         const void *payload, size_t len)
+{
+    size_t total = format_hdr(msg, id, args, nargs, len);
     if (len)
         memcpy(msg + total, payload, len);
-    return total + len;
+    size_t padded = PAD8(total + len);
+    if (padded != total + len)
+        memset(msg + total + len, 0, padded - total - len);
+    return padded;
 }
 
 void weft_ofi_msg_send_from(struct weft_ofi_tx *tx, int pe, uint64_t id, const uint64_t *args,
                             int nargs, const void *payload, size_t len)
 {
-    if (tx == &weft_ofi_tx0 || WEFT_OFI_MSG_SIZE(nargs, len) > weft_ofi.fab.prov_inject) {
+    if (tx == &weft_ofi_tx0 || PAD8(WEFT_OFI_MSG_SIZE(nargs, len)) > weft_ofi.fab.prov_inject) {
         weft_ofi_msg_send(pe, id, args, nargs, payload, len);
         return;
     }
@@ -270,20 +484,63 @@ void weft_ofi_msg_send_from(struct weft_ofi_tx *tx, int pe, uint64_t id, const u
         weft_ofi_fail("fi_inject (active message)", pe, rc);
 }
 
-void weft_ofi_msg_send(int pe, uint64_t id, const uint64_t *args, int nargs, const void *payload,
-                       size_t len)
+/* A message above the inject size straight from the caller's payload:
+ * header and arguments in a send buffer, the payload as the second iovec
+ * entry. The caller may reuse its buffer once this returns, so it waits
+ * for the send's completion (progressing, as any wait). 0, or -FI_EAGAIN
+ * with nothing sent. */
+static ssize_t send_zero_copy(int pe, uint64_t id, const uint64_t *args, int nargs,
+                              const void *payload, size_t len)
 {
-    char msg[WEFT_OFI_MSG_BUF_SIZE] __attribute__((aligned(16)));
-    size_t total = format_msg(msg, id, args, nargs, payload, len);
+    struct msg_buf *b = get_send_buf();
+    if (!b)
+        return -FI_EAGAIN;
+    size_t hlen = format_hdr(b->data, id, args, nargs, len);
+    struct iovec iov[3] = {{b->data, hlen},
+                           {(void *)(uintptr_t)payload, len},
+                           {(void *)(uintptr_t)&zero_pad, PAD8(hlen + len) - hlen - len}};
+    __atomic_store_n(&b->h.done, 0, __ATOMIC_RELAXED);
+    ssize_t rc = post_send(pe, b, iov, iov[2].iov_len ? 3 : 2);
+    if (rc)
+        return rc;
+    unsigned spins = 0;
+    while (!__atomic_load_n(&b->h.done, __ATOMIC_ACQUIRE))
+        weft_poll_yield(&spins);
+    put_send_buf(b);
+    return 0;
+}
 
-    /* Keep order behind anything already queued. */
-    if (__atomic_load_n(&layer.npend, __ATOMIC_RELAXED) == 0) {
-        ssize_t rc = try_send(pe, msg, total);
-        if (rc == 0)
-            return;
-        if (rc != -FI_EAGAIN)
-            weft_ofi_fail("fi_send (active message)", pe, rc);
-    }
+
+static ssize_t inject_iov(int pe, uint64_t id, const uint64_t *args, int nargs,
+                          const void *payload, size_t len)
+{
+    char hdr[WEFT_OFI_MSG_SIZE(WEFT_OFI_MSG_MAX_ARGS, 0)] __attribute__((aligned(16)));
+    size_t hlen = format_hdr(hdr, id, args, nargs, len);
+    struct iovec iov[3] = {{hdr, hlen},
+                           {(void *)(uintptr_t)payload, len},
+                           {(void *)(uintptr_t)&zero_pad, PAD8(hlen + len) - hlen - len}};
+    struct fi_msg m = {.msg_iov = iov,
+                       .iov_count = iov[2].iov_len ? 3 : 2,
+                       .addr = (fi_addr_t)pe};
+    return fi_sendmsg(weft_ofi_tx0.ep, &m, FI_INJECT);
+}
+
+/* Header, arguments and payload copied once, into a send buffer. */
+static ssize_t send_copy(int pe, uint64_t id, const uint64_t *args, int nargs,
+                         const void *payload, size_t len)
+{
+    struct msg_buf *b = get_send_buf();
+    if (!b)
+        return -FI_EAGAIN;
+    b->h.done = -1;
+    struct iovec iov = {b->data, format_msg(b->data, id, args, nargs, payload, len)};
+    return post_send(pe, b, &iov, 1);
+}
+
+/* A formatted message the provider did not take at once: queued from a
+ * handler, else retried in order behind the queue while progressing. */
+static void send_formatted(int pe, const char *msg, size_t total)
+{
     if (in_handler) {
         queue_pending(pe, msg, total);
         return;
@@ -298,6 +555,52 @@ void weft_ofi_msg_send(int pe, uint64_t id, const uint64_t *args, int nargs, con
             return;
         if (rc != -FI_EAGAIN)
             weft_ofi_fail("fi_send (active message)", pe, rc);
+    }
+}
+
+void weft_ofi_msg_send(int pe, uint64_t id, const uint64_t *args, int nargs, const void *payload,
+                       size_t len)
+{
+    size_t total = PAD8(WEFT_OFI_MSG_SIZE(nargs, len));
+    int large = total > weft_ofi.fab.prov_inject;
+    int zero_copy = large && len >= layer.zero_copy_min && !in_handler;
+    if (!large && len < layer.inject_iov_min) {
+        /* The common small message: formatted once, injected. */
+        char small[WEFT_OFI_MSG_BUF_SIZE] __attribute__((aligned(16)));
+        total = format_msg(small, id, args, nargs, payload, len);
+        if (__atomic_load_n(&layer.npend, __ATOMIC_RELAXED) == 0) {
+            ssize_t rc = fi_inject(weft_ofi_tx0.ep, small, total, (fi_addr_t)pe);
+            if (WEFT_LIKELY(rc == 0))
+                return;
+            if (rc != -FI_EAGAIN)
+                weft_ofi_fail("fi_send (active message)", pe, rc);
+        }
+        send_formatted(pe, small, total);
+        return;
+    }
+    /* Larger: an injected iovec, or through a send buffer. */
+    struct weft_ofi_retry r = {0, 0};
+    for (;;) {
+        /* Keep order behind anything already queued. */
+        if (__atomic_load_n(&layer.npend, __ATOMIC_RELAXED) == 0) {
+            ssize_t rc;
+            if (zero_copy)
+                rc = send_zero_copy(pe, id, args, nargs, payload, len);
+            else if (large)
+                rc = send_copy(pe, id, args, nargs, payload, len);
+            else
+                rc = inject_iov(pe, id, args, nargs, payload, len);
+            if (rc == 0)
+                return;
+            if (rc != -FI_EAGAIN)
+                weft_ofi_fail("fi_send (active message)", pe, rc);
+        }
+        if (in_handler) {
+            char msg[WEFT_OFI_MSG_BUF_SIZE] __attribute__((aligned(16)));
+            queue_pending(pe, msg, format_msg(msg, id, args, nargs, payload, len));
+            return;
+        }
+        weft_ofi_retry_wait(NULL, &r, "fi_send (active message)", pe);
     }
 }
 
@@ -324,17 +627,37 @@ void weft_ofi_msg_send_short(int pe, uint64_t id, const uint64_t *args, int narg
     weft_ofi_msg_send(pe, id, args, nargs, NULL, 0);
 }
 
-static void dispatch(struct msg_buf *b, size_t got)
+/* ---- receiving ---------------------------------------------------------- */
+
+static void dispatch(const char *data, size_t got)
 {
-    const struct weft_ofi_msg_hdr *h = (const struct weft_ofi_msg_hdr *)b->data;
-    size_t need = sizeof *h + (size_t)h->nargs * sizeof(uint64_t);
-    if (got < need || h->nargs > WEFT_OFI_MSG_MAX_ARGS || got < need + h->len ||
-        h->handler >= WEFT_OFI_MSG_NHANDLERS || !layer.handlers[h->handler])
+    struct weft_ofi_msg_hdr h;
+    if (got >= sizeof h)
+        memcpy(&h, data, sizeof h);
+    size_t need = sizeof h + (size_t)h.nargs * sizeof(uint64_t);
+    if (got < sizeof h || got < need || h.nargs > WEFT_OFI_MSG_MAX_ARGS || got < need + h.len ||
+        h.handler >= WEFT_OFI_MSG_NHANDLERS || !layer.handlers[h.handler])
         weft_fatal("weft_ofi_progress", "malformed active message (%zu bytes, handler %u)", got,
-                   (unsigned)h->handler);
+                   got < sizeof h ? 0u : (unsigned)h.handler);
     uint64_t args[WEFT_OFI_MSG_MAX_ARGS];
-    memcpy(args, b->data + sizeof *h, (size_t)h->nargs * sizeof(uint64_t));
-    layer.handlers[h->handler]((int)h->src, h->imm, args, h->nargs, b->data + need, h->len);
+    memcpy(args, data + sizeof h, (size_t)h.nargs * sizeof(uint64_t));
+    layer.handlers[h.handler]((int)h.src, h.imm, args, h.nargs, data + need, h.len);
+}
+
+/* One message in a multi-receive buffer, at buf. Senders pad messages to 8
+ * bytes; a provider that laid one elsewhere gets it copied to an aligned
+ * place first, as handlers read their payload's words in place. */
+static void dispatch_multi(const char *buf, size_t got)
+{
+    if (WEFT_UNLIKELY((uintptr_t)buf & 7)) {
+        uint64_t aligned[WEFT_OFI_MSG_BUF_SIZE / 8];
+        if (got > sizeof aligned)
+            weft_fatal("weft_ofi_progress", "active message of %zu bytes", got);
+        memcpy(aligned, buf, got);
+        dispatch((const char *)aligned, got);
+        return;
+    }
+    dispatch(buf, got);
 }
 
 /* A counting write's immediate data (ofi.h, WEFT_OFI_COUNT_DATA): its
@@ -396,17 +719,25 @@ void weft_ofi_msg_poll(void)
             }
             if (!ev[i].op_context)
                 continue;
-            struct msg_buf *b = (struct msg_buf *)ev[i].op_context;
-            if (ev[i].flags & FI_RECV) {
-                dispatch(b, ev[i].len);
-                if (post_recv(b) != 0)
+            struct buf_head *h = ev[i].op_context;
+            if (h->kind == BUF_MULTI) {
+                /* FI_MULTI_RECV: the provider is done with the buffer (on
+                 * this message's entry or on one of its own, empty). */
+                if (ev[i].len)
+                    dispatch_multi(ev[i].buf, ev[i].len);
+                if ((ev[i].flags & FI_MULTI_RECV) && post_multi((struct multi_buf *)h) != 0)
                     weft_fatal("weft_ofi_progress", "cannot repost a receive buffer");
-            } else if (b->is_send) {
+            } else if (h->kind == BUF_RECV) {
+                struct msg_buf *b = (struct msg_buf *)h;
+                dispatch(b->data, ev[i].len);
+                if (post_fixed(b) != 0)
+                    weft_fatal("weft_ofi_progress", "cannot repost a receive buffer");
+            } else if (h->kind == BUF_SEND) {
                 __atomic_sub_fetch(&layer.sends_out, 1, __ATOMIC_RELAXED);
-                pthread_mutex_lock(&layer.lock);
-                b->next = layer.free_send;
-                layer.free_send = b;
-                pthread_mutex_unlock(&layer.lock);
+                if (h->done < 0)
+                    put_send_buf((struct msg_buf *)h);
+                else /* its sender waits for this, then frees it */
+                    __atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
             }
         }
         if (n < 16)

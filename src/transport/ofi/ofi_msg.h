@@ -5,8 +5,11 @@
  * + a payload. The target runs the handler from its progress engine
  * (weft_ofi_progress, called by every wait loop and by the progress
  * thread); a handler may reply with weft_ofi_msg_send to the source.
- * Receives are pre-posted fixed buffers (no FI_MULTI_RECV:
- * FI_OPT_MIN_MULTI_RECV crashes libfabric 1.17, see docs/providers.md).
+ * Receives land in a few FI_MULTI_RECV buffers the provider fills message
+ * after message where it can (WEFT_AM_MULTI_RECV, docs/providers.md), else
+ * in pre-posted fixed buffers of one message each. A message above the
+ * inject size goes as header + payload (iovec) from the caller's buffer
+ * where that pays (WEFT_AM_ZERO_COPY), else copied once into a send buffer.
  * Its users: the transport's own software atomics, collective signals and
  * coalesced put batches (ofi_amo.c, ofi_coalesce.c), and, through
  * transport.h, the active-message engine above the transports (src/am/),
@@ -89,7 +92,18 @@ void weft_ofi_msg_send_from(struct weft_ofi_tx *tx, int pe, uint64_t id, const u
  * needs to inject from a context's endpoint. */
 #define WEFT_OFI_MSG_AMO_SIZE WEFT_OFI_MSG_SIZE(3, 16)
 
-/* Set-up and teardown (ofi_setup.c, once the endpoint is enabled). */
+/* How receives are posted, decided at start-up. */
+enum weft_ofi_msg_recv_mode { WEFT_OFI_MSG_RECV_POSTED, WEFT_OFI_MSG_RECV_MULTI };
+enum weft_ofi_msg_recv_mode weft_ofi_msg_recv_mode(void);
+/* Smallest payload sent from the caller's buffer, SIZE_MAX: never. */
+size_t weft_ofi_msg_zero_copy_min(void);
+/* 1 unless WEFT_AM_MULTI_RECV=off: the provider is asked for FI_MULTI_RECV. */
+int weft_ofi_msg_multi_wanted(void);
+struct fid_ep;
+/* The default endpoint, bound but not enabled: decide the receive mode
+ * (and set what must be set before fi_enable). 0. */
+int weft_ofi_msg_ep_prepare(struct fid_ep *ep);
+/* Set-up and teardown (ofi_init.c, once the endpoint is enabled). */
 int weft_ofi_msg_init(void);
 void weft_ofi_msg_fini(void);
 /* Drain the CQ (caller holds the progress lock). */

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "transport/ofi/ofi_internal.h"
+#include "transport/ofi/ofi_msg.h"
 
 #define PROBE_TIMEOUT_NS 2000000000ull
 #define PROBE_CQ_DATA 0xfeedull
@@ -323,7 +324,7 @@ void weft_ofi_probe(FILE *out)
     fprintf(out,
             "%s: atomics %s; counting puts by %s; RMA events %s; remote CQ data %zu B; "
             "inject %zu; fence %s; MR mode %s; progress %s/%s; quiet by %s; "
-            "multi-recv not used\n",
+            "receives %s\n",
             fi->fabric_attr->prov_name, amo_summary(amo, sizeof amo),
             weft_ofi_count_imm ? "remote CQ data" : "atomic add",
             fi->caps & FI_RMA_EVENT ? "yes" : "no",
@@ -336,7 +337,9 @@ void weft_ofi_probe(FILE *out)
             fi->domain_attr->control_progress == FI_PROGRESS_AUTO ? "auto" : "manual",
             weft_ofi.put.rc != WEFT_RC_DELIVERY ? "flush reads"
             : weft_ofi.put.writes_flushed       ? "delivery completion, larger puts by flush reads"
-                                                : "delivery completion");
+                                                : "delivery completion",
+            weft_ofi_msg_recv_mode() == WEFT_OFI_MSG_RECV_MULTI ? "into multi-receive buffers"
+                                                                : "into pre-posted buffers");
     fflush(out);
     /* Counters and remote CQ data on one endpoint, atomics on another. */
     for (int round = 0; round < 2; round++) {

@@ -254,7 +254,15 @@ static struct fi_info *refine(const struct fi_info *first, int mr_local, int thr
     struct fi_info *got = NULL;
     hints->tx_attr->msg_order = WEFT_OFI_FENCE_ORDER;
     hints->rx_attr->msg_order = WEFT_OFI_FENCE_ORDER;
+    /* FI_MULTI_RECV where the message layer may use it, dropped where the
+     * provider refuses it. */
+    if (weft_ofi_msg_multi_wanted())
+        hints->caps |= FI_MULTI_RECV;
     int rc = fi_getinfo(WEFT_FI_API_VERSION, NULL, NULL, 0, hints, &got);
+    if (rc == -FI_ENODATA && (hints->caps & FI_MULTI_RECV)) {
+        hints->caps &= ~(uint64_t)FI_MULTI_RECV;
+        rc = fi_getinfo(WEFT_FI_API_VERSION, NULL, NULL, 0, hints, &got);
+    }
     int asked_order = 1;
     if (rc == -FI_ENODATA) {
         asked_order = 0;

@@ -13,6 +13,7 @@
 #include "core/scale.h"
 #include "core/shm_regions.h"
 #include "transport/ofi/ofi_internal.h"
+#include "transport/ofi/ofi_msg.h"
 
 struct weft_ofi_tx weft_ofi_tx0;
 
@@ -135,6 +136,8 @@ static int bind_tx(struct fid_ep *ep, void *arg, const char **what)
     if (tx == &weft_ofi_tx0 && updates && updates != served &&
         (rc = fi_ep_bind(ep, &updates->fid, FI_REMOTE_WRITE | FI_RECV)))
         return *what = "fi_ep_bind(update counter)", rc;
+    if (tx == &weft_ofi_tx0)
+        weft_ofi_msg_ep_prepare(ep);
     return 0;
 }
 
