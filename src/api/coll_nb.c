@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +42,7 @@
  * nap. A nap's length doubles from 1 us; the engine's timer slack is
  * 1 us, so short naps are short. */
 #define ENGINE_SPINS 64
+#define ENGINE_SPINS_OFI 4
 #define ENGINE_NAP_MAX_NS 100000L
 
 struct weft_req {
@@ -127,25 +129,26 @@ static void park_if_abandoned(void)
 void weft_coll_engine_pause(struct weft_ctx *ctx, unsigned *spins)
 {
     park_if_abandoned();
-    if (!weft_transport_all_direct()) {
-        /* Through libfabric the usual wait, which also answers peers'
-         * requests; it naps on the provider's wait object only where that
-         * covers the engine's endpoint. */
-        weft_transport_poll_yield_ctx(ctx, spins);
-        return;
-    }
+    /* The engine never yields its core in a loop: the application thread
+     * computes beside it, and on a host whose cores its PEs fill a yield
+     * comes straight back, so a yielding engine takes half of a core from
+     * the computation for as long as it waits. It spins briefly, then naps
+     * with a doubling length; progress of its own endpoint (and, through
+     * libfabric, of the PE's, which answers peers' requests) comes after
+     * each pause, right before the caller looks again. */
     unsigned s = ++*spins;
-    if (s <= ENGINE_SPINS) {
+    unsigned spin_max = weft_transport_all_direct() ? ENGINE_SPINS : ENGINE_SPINS_OFI;
+    if (s <= spin_max) {
         weft_cpu_relax();
+        weft_transport_progress_ctx(ctx);
         return;
     }
-    unsigned k = s - ENGINE_SPINS;
+    unsigned k = s - spin_max;
     long ns = k >= 17 ? ENGINE_NAP_MAX_NS : 1000L << (k - 1);
     if (ns > ENGINE_NAP_MAX_NS)
         ns = ENGINE_NAP_MAX_NS;
     struct timespec ts = {0, ns};
     nanosleep(&ts, NULL);
-    /* Progress after the nap, right before the caller looks again. */
     weft_transport_progress_ctx(ctx);
     if ((k & 15) == 0)
         weft_wait_slow(s); /* finalized peers, the hang report */
@@ -155,6 +158,7 @@ static void *engine_main(void *arg)
 {
     (void)arg;
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    unsigned long ran = 0;
     pthread_mutex_lock(&eng.lock);
     for (;;) {
         while (!eng.head && !eng.stopping && !eng.abandon)
@@ -172,9 +176,20 @@ static void *engine_main(void *arg)
         pthread_mutex_unlock(&eng.lock);
         run(&r->op, &eng.ctx);
         complete(r);
+        ran++;
         pthread_mutex_lock(&eng.lock);
     }
     pthread_mutex_unlock(&eng.lock);
+    if (weft_debug_enabled && ran) {
+        /* What the engine took from the PE's cores (the application
+         * thread computes beside it). */
+        struct rusage ru;
+        getrusage(RUSAGE_THREAD, &ru);
+        double cpu_us = 1e6 * (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                        (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+        weft_debug("engine: %lu collectives, %.1f ms of CPU, %.1f us each", ran, cpu_us / 1e3,
+                   cpu_us / (double)ran);
+    }
     weft_transport_quiet(&eng.ctx);
     weft_coll_free_buffers();
     return NULL;
@@ -300,12 +315,12 @@ int shmem_req_wait(shmem_req_h *request)
     if (!request || *request == SHMEM_REQ_INVALID)
         return -1;
     if (!req_done(*request)) {
-        /* Polling, not sleeping on the engine's signal: a thread woken on
-         * a busy host waits for a core, and that wait would come after
-         * every collective. */
-        unsigned spins = 0;
-        while (!req_done(*request))
-            weft_poll_yield(&spins);
+        /* A short spin for a collective about to end, then a sleep until
+         * the engine completes it: a waiter that polled would take the
+         * core the engine (and, on a full host, a peer's engine) needs. */
+        for (unsigned spins = 0; spins < ENGINE_SPINS && !req_done(*request); spins++)
+            weft_cpu_relax();
+        wait_until(req_done, *request);
     }
     free(*request);
     *request = SHMEM_REQ_INVALID;
