@@ -158,6 +158,7 @@ static void *engine_main(void *arg)
 {
     (void)arg;
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    weft_poll_thread_naps(); /* its quiets and retries too */
     unsigned long ran = 0;
     pthread_mutex_lock(&eng.lock);
     for (;;) {

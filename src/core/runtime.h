@@ -283,6 +283,15 @@ int weft_api_init_thread(const char *call, int requested, int *provided);
 /* Polling helper: every wait loop in the library calls this each spin so
  * progress happens and oversubscribed PEs yield the CPU after a short spin. */
 void weft_poll_yield(unsigned *spins);
+/* The calling thread's waits (weft_poll_yield) spin briefly, then nap
+ * with a doubling length up to 100 us, and never yield: for a thread that
+ * runs beside the application's (the engine of the non-blocking
+ * collectives), where a yield on a full host comes straight back and
+ * takes half of a core from the computation. weft_poll_naps_here says
+ * whether the calling thread does: a wait that polls between its pauses
+ * then pauses at every poll. */
+void weft_poll_thread_naps(void);
+int weft_poll_naps_here(void);
 /* The pause of a wait for a peer's update of this PE's memory
  * (shmem_wait_until and kin): where the transport counts what arrives it
  * sleeps until the count moves, else it is weft_poll_yield. The caller

@@ -163,6 +163,31 @@ static void spin_init(void)
     __atomic_store_n(&spin_budget, SPIN_MIN, __ATOMIC_RELAXED);
 }
 
+/* Threads that nap where others yield (weft_poll_thread_naps): polls
+ * spun before the first nap, and the longest nap; a nap's length doubles
+ * from 1 us. */
+#define THREAD_NAP_SPINS 64u
+#define THREAD_NAP_MAX_NS 100000L
+static __thread int naps_not_yields;
+
+void weft_poll_thread_naps(void) { naps_not_yields = 1; }
+int weft_poll_naps_here(void) { return naps_not_yields; }
+
+static void thread_nap(unsigned s)
+{
+    if (s <= THREAD_NAP_SPINS) {
+        weft_cpu_relax();
+        return;
+    }
+    unsigned k = s - THREAD_NAP_SPINS;
+    struct timespec ts = {0, k >= 17 ? THREAD_NAP_MAX_NS : 1000L << (k - 1)};
+    if (ts.tv_nsec > THREAD_NAP_MAX_NS)
+        ts.tv_nsec = THREAD_NAP_MAX_NS;
+    nanosleep(&ts, NULL);
+    if ((k & 15) == 0)
+        weft_wait_slow(s); /* finalized peers, the hang report */
+}
+
 /* The pause between two polls of a wait: a spin, a yield or a nap. */
 static void poll_pause(unsigned *spins)
 {
@@ -172,6 +197,10 @@ static void poll_pause(unsigned *spins)
         ready = weft_host_pe_count() || weft_tun_is_set(WEFT_TUN_SPIN_YIELD);
     }
     unsigned s = ++*spins;
+    if (WEFT_UNLIKELY(naps_not_yields)) {
+        thread_nap(s);
+        return;
+    }
     unsigned budget = __atomic_load_n(&spin_budget, __ATOMIC_RELAXED);
     if (s == 1) { /* a new wait: did the previous one end while spinning? */
         unsigned prev = __atomic_load_n(&spin_prev, __ATOMIC_RELAXED);

@@ -187,7 +187,9 @@ static void pick_up_error_text(struct weft_ofi_tx *tx)
  * COUNTER_POLLS polls; it still runs, or a peer waiting on one of our
  * software-atomic replies while we wait for it would never see it. The
  * error counter is read only while the count falls short: an operation
- * that failed is never counted as done. */
+ * that failed is never counted as done. A thread that naps rather than
+ * yields (weft_poll_thread_naps) pauses at every poll: over tcp each
+ * counter read is a poll(2) of the sockets. */
 #define COUNTER_POLLS 8u
 /* The polls of tx's write (reads 0) or read counter once the first read
  * fell short; out of line, so that the usual quiet, whose first read finds
@@ -207,7 +209,7 @@ void weft_ofi_wait_cntr_polling(struct weft_ofi_tx *tx, int reads, uint64_t issu
                        reads ? "get/fetching atomic" : "put/atomic",
                        weft_ofi.last_err[0] ? weft_ofi.last_err : "(no detail from provider)");
         }
-        if (++polls % COUNTER_POLLS == 0)
+        if (++polls % COUNTER_POLLS == 0 || weft_poll_naps_here())
             poll_yield_for(tx, &spins);
         else
             weft_cpu_relax();
