@@ -38,12 +38,11 @@
 #include "core/cpu_relax.h"
 #include "runtime/lifecycle.h"
 
-/* The engine's waits: polls spun before the first nap, and the longest
- * nap. A nap's length doubles from 1 us; the engine's timer slack is
- * 1 us, so short naps are short. */
+/* The engine's waits: polls spun before the first nap (weft_poll_nap's
+ * doubling naps follow; the engine's timer slack is 1 us, so short naps
+ * are short). */
 #define ENGINE_SPINS 64
 #define ENGINE_SPINS_OFI 4
-#define ENGINE_NAP_MAX_NS 100000L
 
 struct weft_req {
     struct weft_req *next;  /* in the queue */
@@ -144,11 +143,7 @@ void weft_coll_engine_pause(struct weft_ctx *ctx, unsigned *spins)
         return;
     }
     unsigned k = s - spin_max;
-    long ns = k >= 17 ? ENGINE_NAP_MAX_NS : 1000L << (k - 1);
-    if (ns > ENGINE_NAP_MAX_NS)
-        ns = ENGINE_NAP_MAX_NS;
-    struct timespec ts = {0, ns};
-    nanosleep(&ts, NULL);
+    weft_poll_nap(k);
     weft_transport_progress_ctx(ctx);
     if ((k & 15) == 0)
         weft_wait_slow(s); /* finalized peers, the hang report */

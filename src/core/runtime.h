@@ -292,6 +292,9 @@ void weft_poll_yield(unsigned *spins);
  * then pauses at every poll. */
 void weft_poll_thread_naps(void);
 int weft_poll_naps_here(void);
+/* Sleep for the k-th nap (k from 1) of a wait that spun first: 1 us,
+ * doubling, at most 100 us. */
+void weft_poll_nap(unsigned k);
 /* The pause of a wait for a peer's update of this PE's memory
  * (shmem_wait_until and kin): where the transport counts what arrives it
  * sleeps until the count moves, else it is weft_poll_yield. The caller

@@ -173,6 +173,14 @@ static __thread int naps_not_yields;
 void weft_poll_thread_naps(void) { naps_not_yields = 1; }
 int weft_poll_naps_here(void) { return naps_not_yields; }
 
+void weft_poll_nap(unsigned k)
+{
+    struct timespec ts = {0, k >= 17 ? THREAD_NAP_MAX_NS : 1000L << (k - 1)};
+    if (ts.tv_nsec > THREAD_NAP_MAX_NS)
+        ts.tv_nsec = THREAD_NAP_MAX_NS;
+    nanosleep(&ts, NULL);
+}
+
 static void thread_nap(unsigned s)
 {
     if (s <= THREAD_NAP_SPINS) {
@@ -180,10 +188,7 @@ static void thread_nap(unsigned s)
         return;
     }
     unsigned k = s - THREAD_NAP_SPINS;
-    struct timespec ts = {0, k >= 17 ? THREAD_NAP_MAX_NS : 1000L << (k - 1)};
-    if (ts.tv_nsec > THREAD_NAP_MAX_NS)
-        ts.tv_nsec = THREAD_NAP_MAX_NS;
-    nanosleep(&ts, NULL);
+    weft_poll_nap(k);
     if ((k & 15) == 0)
         weft_wait_slow(s); /* finalized peers, the hang report */
 }
