@@ -124,6 +124,51 @@ static uint64_t slurm_switch_key(void)
     return h ? h : 1;
 }
 
+/* Union-find root of domain d (path halving). */
+static int domain_root(int *parent, int d)
+{
+    while (parent[d] != d)
+        d = parent[d] = parent[parent[d]];
+    return d;
+}
+
+/* Switch domains hold whole nodes. Slurm names a switch per Slurm node,
+ * and several Slurm nodes can be one host (slurmd's multiple-slurmd mode,
+ * or nodes that share a machine): switches that share a node are merged,
+ * so key[pe] becomes the lowest PE of the merged domain. */
+static void merge_switches_over_nodes(int n, const int *node_id, uint64_t *key)
+{
+    int *sw = xmalloc((size_t)n * sizeof *sw);
+    int *parent = xmalloc((size_t)n * sizeof *parent);
+    int *node_first = xmalloc((size_t)n * sizeof *node_first);
+    number_domains(n, key, sw);
+    for (int i = 0; i < n; i++) {
+        parent[i] = i;
+        node_first[i] = -1;
+    }
+    int merged = 0;
+    for (int pe = 0; pe < n; pe++) {
+        int *first = &node_first[node_id[pe]];
+        if (*first < 0) {
+            *first = pe;
+            continue;
+        }
+        int a = domain_root(parent, sw[*first]), b = domain_root(parent, sw[pe]);
+        if (a != b) {
+            parent[a > b ? a : b] = a < b ? a : b;
+            merged = 1;
+        }
+    }
+    if (merged)
+        weft_debug("topology: Slurm puts one node's PEs under different switches; those "
+                   "switches are taken as one domain");
+    for (int pe = 0; pe < n; pe++)
+        key[pe] = (uint64_t)domain_root(parent, sw[pe]);
+    free(node_first);
+    free(parent);
+    free(sw);
+}
+
 /* key[pe] for the switch type: every PE's leaf switch when the launcher
  * says (all PEs of a job see SLURM_TOPOLOGY_ADDR or none do), else its node. */
 static void switch_keys(const int *node_id, uint64_t *key)
@@ -138,6 +183,7 @@ static void switch_keys(const int *node_id, uint64_t *key)
         for (int pe = 0; pe < n; pe++)
             unknown |= key[pe] == 0;
         if (!unknown) {
+            merge_switches_over_nodes(n, node_id, key);
             topo.switch_source = "slurm";
             return;
         }

@@ -7,6 +7,11 @@
  *                               topology gives a task: PE r (PMI_RANK) is
  *                               on node r / PER_NODE under leaf switch
  *                               r / PER_SWITCH of one core switch
+ *   slurm-real                  run by a real srun with the tree topology
+ *                               plugin (tests/launch/slurm.sh): Slurm must
+ *                               have set SLURM_TOPOLOGY_ADDR, and under
+ *                               WEFT_TOPOLOGY's simulated nodes each PE's
+ *                               node must be Slurm's (SLURM_NODEID)
  * Then: count and ids, the system federation of the type, split_type teams
  * (their members share a switch) and a reduction over each. */
 #include <shmemx.h>
@@ -18,6 +23,7 @@ static long src, dst;
 int main(int argc, char **argv)
 {
     const char *want = NULL;
+    int slurm_real = 0;
     for (int i = 1; i < argc; i++) {
         int per_sw, per_node;
         if (sscanf(argv[i], "slurm=%d,%d", &per_sw, &per_node) == 2) {
@@ -27,12 +33,24 @@ int main(int argc, char **argv)
             snprintf(addr, sizeof addr, "core.leaf%d.node%d", rank / per_sw, rank / per_node);
             setenv("SLURM_TOPOLOGY_ADDR", addr, 1);
             setenv("SLURM_TOPOLOGY_ADDR_PATTERN", "switch.switch.node", 1);
+        } else if (!strcmp(argv[i], "slurm-real")) {
+            slurm_real = 1;
         } else if (!strncmp(argv[i], "SWITCH=", 7)) {
             want = argv[i] + 7;
         }
     }
     wt_init("fed.switch");
     int n = wt_npes, me = wt_me, T = SHMEMX_TEAM_TYPE_SWITCH, N = SHMEMX_TEAM_TYPE_NODE;
+    if (slurm_real) {
+        WT_PHASE("Slurm's variables");
+        const char *addr = getenv("SLURM_TOPOLOGY_ADDR"), *nid = getenv("SLURM_NODEID");
+        WT_CHECK(addr && *addr, "srun set no SLURM_TOPOLOGY_ADDR (TopologyPlugin=topology/tree?)");
+        WT_CHECK(nid, "srun set no SLURM_NODEID");
+        if (getenv("WEFT_TOPOLOGY"))
+            WT_CHECK(shmemx_topology_id(SHMEMX_TEAM_TYPE_NODE, me) == atoi(nid),
+                     "PE %d is on simulated node %d, Slurm's node %s (%s)", me,
+                     shmemx_topology_id(SHMEMX_TEAM_TYPE_NODE, me), nid, addr);
+    }
     WT_PHASE("ids");
     const char *w = want;
     int count = 0;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# slurm.sh BOOT_TEST CASE...   (ctest: launch.slurm)
+# slurm.sh BOOT_TEST [--nodes K] CASE...   (ctest: launch.slurm, launch.slurm_tree)
 # A private one-node Slurm cluster on this host: munged, slurmctld and
 # slurmd started here as root on a configuration in a temporary directory
 # (own ports, state, sockets and key; nothing under /etc is touched), the
@@ -14,12 +14,25 @@
 #   MPI:NP:PROGRAM  srun --mpi=MPI -n NP PROGRAM (a shmem program) must pass
 #   alloc:NP:OSHRUN salloc -n NP OSHRUN -v -n NP boot_test: oshrun inside an
 #            allocation hands the job to srun --mpi=pmi2
+#   tree:MPI:NP:DIST:COMMAND  (with --nodes K) srun --mpi=MPI -N K -n NP
+#            --ntasks-per-node=NP/K --distribution=DIST COMMAND (words)
+#            must pass
+# --nodes K (K >= 2, even): K Slurm nodes w1..wK on this host, one slurmd
+# each (Slurm's multiple-slurmd mode: own port, spool and TmpFS), under a
+# two-level switch tree (topology/tree): leaf0 holds the first half of
+# the nodes, leaf1 the rest, and one core switch joins them, so each task
+# gets SLURM_TOPOLOGY_ADDR=core.leafS.wI.
 # slurm.sh BOOT_TEST --exec COMMAND...  runs COMMAND inside the cluster
 # instead (SLURM_CONF exported; scripts/measure-startup uses it), with
 # WEFT_SLURM_CPUS CPUs claimed for the node (default 8).
 set -u
 boot=$1
 shift
+nodes=1
+if [[ ${1:-} == --nodes ]]; then
+  nodes=$2
+  shift 2
+fi
 skip() { echo "skipped: $*"; exit 77; }
 [[ $(id -u) -eq 0 ]] || skip "needs root to run slurmctld/slurmd"
 for t in munged slurmctld slurmd srun scontrol sinfo timeout; do
@@ -51,6 +64,11 @@ trap cleanup EXIT
 host=$(hostname -s)
 port=$(( 20000 + $$ % 20000 ))
 mkdir -p "$tmp/munge" "$tmp/state" "$tmp/spool"
+names=$host
+if ((nodes > 1)); then
+  names=$(seq -f "w%g" -s ' ' 1 "$nodes")
+  for n in $names; do mkdir -p "$tmp/spool/$n" "$tmp/tmpfs/$n"; done
+fi
 chmod 700 "$tmp/munge"
 dd if=/dev/urandom of="$tmp/munge/key" bs=1024 count=1 status=none
 chmod 400 "$tmp/munge/key"
@@ -74,9 +92,9 @@ CredType=cred/munge
 StateSaveLocation=$tmp/state
 SlurmdSpoolDir=$tmp/spool/%n
 SlurmctldPidFile=$tmp/slurmctld.pid
-SlurmdPidFile=$tmp/slurmd.pid
+SlurmdPidFile=$tmp/slurmd.%n.pid
 SlurmctldLogFile=$tmp/slurmctld.log
-SlurmdLogFile=$tmp/slurmd.log
+SlurmdLogFile=$tmp/slurmd.%n.log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
@@ -91,23 +109,51 @@ InactiveLimit=0
 KillWait=2
 PlugStackConfig=$tmp/plugstack.conf
 SlurmdParameters=config_overrides
+EOF
+if ((nodes > 1)); then
+  # One slurmd per node on its own port; the pmix plugin's directories
+  # under TmpFS (%n: the node) must differ between the nodes.
+  half=$((nodes / 2))
+  cat >>"$tmp/slurm.conf" <<EOF
+TopologyPlugin=topology/tree
+TmpFS=$tmp/tmpfs/%n
+NodeName=w[1-$nodes] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + 2))-$((port + 1 + nodes)) CPUs=${WEFT_SLURM_CPUS:-4} State=UNKNOWN
+PartitionName=weft Nodes=w[1-$nodes] Default=YES MaxTime=5 State=UP
+EOF
+  cat >"$tmp/topology.conf" <<EOF
+SwitchName=leaf0 Nodes=w[1-$half]
+SwitchName=leaf1 Nodes=w[$((half + 1))-$nodes]
+SwitchName=core Switches=leaf[0-1]
+EOF
+else
+  cat >>"$tmp/slurm.conf" <<EOF
 NodeName=$host CPUs=${WEFT_SLURM_CPUS:-8} State=UNKNOWN
 PartitionName=weft Nodes=$host Default=YES MaxTime=5 State=UP
 EOF
+fi
 : >"$tmp/plugstack.conf"
 export SLURM_CONF=$tmp/slurm.conf
 unset SLURM_JOB_ID SLURM_STEP_ID PMI_FD PMI_PORT PMI_RANK PMI_SIZE PMIX_NAMESPACE PMIX_RANK
 slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
 pids+=($!)
-slurmd -D -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
-pids+=($!)
+if ((nodes > 1)); then
+  for n in $names; do
+    slurmd -D -N "$n" -f "$SLURM_CONF" >"$tmp/slurmd.$n.out" 2>&1 &
+    pids+=($!)
+  done
+else
+  slurmd -D -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
+  pids+=($!)
+fi
 up=0
 for _ in $(seq 100); do
-  if sinfo -h -o %t 2>/dev/null | grep -q idle; then up=1; break; fi
+  if [[ $(sinfo -h -N -o %t 2>/dev/null | grep -c idle) == "$nodes" ]]; then up=1; break; fi
   sleep 0.2
 done
 if [[ $up != 1 ]]; then
-  tail -5 "$tmp/slurmctld.log" "$tmp/slurmd.log" 2>/dev/null
+  tail -5 "$tmp/slurmctld.log" "$tmp"/slurmd.*.log 2>/dev/null
+  ((nodes > 1)) && skip "the private Slurm cluster of $nodes nodes on this host (slurmd's" \
+    "multiple-slurmd mode) did not come up"
   skip "the private Slurm cluster did not come up"
 fi
 
@@ -123,7 +169,15 @@ for c in "$@"; do
   out=$tmp/out
   start=$(date +%s.%N)
   # The node claims 8 CPUs (config_overrides): 4 tasks fit on 2 real ones.
-  if [[ $mpi == alloc ]]; then
+  if [[ $mpi == tree ]]; then
+    IFS=: read -r mpi np dist prog <<<"${c#tree:}"
+    read -r -a cmd <<<"$prog"
+    # As many tasks on each node (Slurm's block placement would fill the
+    # first nodes' CPUs first), dealt in blocks or round robin.
+    timeout -k 2 30 srun --mpi=$mpi -N $nodes -n $np --ntasks-per-node=$(((np + nodes - 1) / nodes)) \
+      --distribution=$dist -t 1 \
+      env WEFT_SPIN_YIELD=64 "${cmd[@]}" >"$out" 2>&1
+  elif [[ $mpi == alloc ]]; then
     timeout -k 2 30 salloc -n $np -t 1 "$prog" -v -n $np "$boot" basic $np pmi1 >"$out" 2>&1
   elif [[ -n $prog ]]; then
     timeout -k 2 30 srun --mpi=$mpi -n $np -t 1 env WEFT_SPIN_YIELD=64 "$prog" >"$out" 2>&1
@@ -132,7 +186,9 @@ for c in "$@"; do
       $([[ $mpi == pmi2 ]] && echo pmi1 || echo $mpi) >"$out" 2>&1
   fi
   rc=$?
-  if [[ $mpi == alloc ]]; then
+  if [[ $c == tree:* ]]; then
+    ok=$(( rc == 0 ))
+  elif [[ $mpi == alloc ]]; then
     ok=$(( rc == 0 ))
     grep -q "handing the job to .*srun --mpi=pmi2 -n $np" "$out" || ok=0
     grep -q "boot_test basic: $np PE(s) via pmi1 OK" "$out" || ok=0
@@ -150,6 +206,7 @@ for c in "$@"; do
   secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
   if [[ $ok == 1 ]]; then
     echo "PASS srun --mpi=$mpi -n $np ${prog##*/} (${secs}s)"
+    [[ $c == tree:* ]] && sed 's/^/  | /' "$out" | head -5
   else
     echo "FAIL srun --mpi=$mpi -n $np ${prog##*/} (status $rc, ${secs}s):"
     sed 's/^/  | /' "$out" | head -30
