@@ -14,6 +14,7 @@
  * validates arguments and builds allgather on what each protocol does
  * best. */
 #include "bootstrap/bootstrap.h"
+#include "bootstrap/locality.h"
 #include "bootstrap/pmi1.h"
 #include "bootstrap/pmix_boot.h"
 #include "core/error.h"
@@ -250,6 +251,27 @@ void weft_boot_local(int *local_rank, int *local_size, int *node)
     *local_rank = boot_local_rank;
     *local_size = boot_local_size;
     *node = boot_node;
+}
+
+int weft_boot_locality(int domain[3])
+{
+#if WEFT_HAVE_PMIX
+    char loc[512], cpus[512];
+    if (boot_kind != BOOT_PMIX || weft_pmix_locality(loc, sizeof loc, cpus, sizeof cpus) != 0)
+        return -1;
+    if (!weft_cpulist_is_my_binding(cpus)) {
+        weft_debug("pmix: bound to CPUs %s at launch, not now: its locality is not used", cpus);
+        return -1;
+    }
+    if (weft_locality_parse(loc, domain) != 0) {
+        weft_debug("pmix: locality \"%s\" not used (it does not name one NUMA node)", loc);
+        return -1;
+    }
+    return 0;
+#else
+    (void)domain;
+    return -1;
+#endif
 }
 
 const char *weft_boot_name(void)

@@ -26,6 +26,14 @@ const char *weft_boot_reason(void);
  * node's number, as the launcher tells them (PMIx); -1 where unknown. */
 void weft_boot_local(int *local_rank, int *local_size, int *node);
 
+/* The NUMA node, socket and L3 cache (hwloc logical indexes on this node;
+ * -1: the binding spans several of that type) the launcher bound this PE
+ * to, from PMIx's locality string, when the binding it reports is still
+ * this process's CPU affinity. Returns 0, or -1 when the launcher does not
+ * say it usably (PMI-1, singleton, srun's PMIx, an unbound PE, one bound
+ * again since, several NUMA nodes: bootstrap/locality.h). */
+int weft_boot_locality(int domain[3]);
+
 /* Publish a binary value under key for this rank (encoded as needed). */
 int weft_boot_put(const char *key, const void *val, size_t len);
 

@@ -122,6 +122,36 @@ int weft_pmix_init(int *rank, int *size, int *local_rank, int *local_size, int *
     return 0;
 }
 
+/* A string attribute of this process, copied into buf; 0, or -1 when the
+ * server does not have it (PMIX_OPTIONAL: asked once, never waited for). */
+static int get_my_string(const char *attr, char *buf, size_t cap)
+{
+    pmix_value_t *v = NULL;
+    pmix_info_t info;
+    bool yes = true;
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Get(&myproc, attr, &info, 1, &v);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS || !v)
+        return -1;
+    int ret = -1;
+    if (v->type == PMIX_STRING && v->data.string && strlen(v->data.string) < cap) {
+        strcpy(buf, v->data.string);
+        ret = 0;
+    }
+    PMIX_VALUE_RELEASE(v);
+    return ret;
+}
+
+int weft_pmix_locality(char *loc, size_t loc_cap, char *cpus, size_t cpus_cap)
+{
+    if (get_my_string(PMIX_LOCALITY_STRING, loc, loc_cap) != 0 ||
+        get_my_string(PMIX_CPUSET, cpus, cpus_cap) != 0)
+        return -1;
+    return 0;
+}
+
 int weft_pmix_put(const char *key, const void *val, size_t len)
 {
     pmix_value_t v;

@@ -15,6 +15,9 @@
 /* PMIx_Init and the job's layout; local_rank, local_size and node are -1
  * when the server does not say. Returns 0 or -1 (warned). */
 int weft_pmix_init(int *rank, int *size, int *local_rank, int *local_size, int *node);
+/* This process's PMIX_LOCALITY_STRING and PMIX_CPUSET as the server gave
+ * them (mpirun sets both for a bound process); 0, or -1 when it has not. */
+int weft_pmix_locality(char *loc, size_t loc_cap, char *cpus, size_t cpus_cap);
 /* PMIx_Put of a byte object under key (scope global). */
 int weft_pmix_put(const char *key, const void *val, size_t len);
 /* collect: PMIx_Commit + PMIx_Fence collecting every rank's data (the key

@@ -46,6 +46,12 @@ void weft_node_fini(void);
  * transports and the topology are set up (weft_rt.pe_host goes; the host
  * peers stay for the hang report). */
 void weft_node_forget_hosts(void);
+/* Where the launcher placed every PE: NUMA node, socket and L3 index on
+ * its host (-1: node-wide), 3 per PE in PE order; NULL unless it placed
+ * them all (bootstrap.h's weft_boot_locality). The topology reads it once,
+ * then forgets it. */
+const int16_t *weft_node_launcher_place(void);
+void weft_node_forget_launcher_place(void);
 /* The state letter of a PE on this host as /proc/<pid>/stat shows it now
  * (R, S, D: running or sleeping; T, t: stopped; Z or X: exited), its pid in
  * *pid; 0 when this PE cannot see it (another host, another pid namespace). */

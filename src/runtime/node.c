@@ -7,7 +7,8 @@
  * peer is stopped or gone (the hang report, runtime/hang.c). The same
  * exchange carries each PE's symmetric layout for agree.c to compare (no
  * exchange of its own), and the limit of each PE's heap, of which the job
- * takes the least. */
+ * takes the least; and where the launcher placed each PE (PMIx's locality,
+ * bootstrap.h) for runtime/topology.c, when it placed them all. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +68,14 @@ struct node_card {
     struct weft_layout layout; /* layout.host: the host identity */
     int64_t pid;
     uint64_t start;
+    /* NUMA node, socket, L3 from the launcher (-1: node-wide), and 1 if
+     * it said them (else the topology asks hwloc). */
+    int16_t place[3], placed;
 };
+
+/* Every PE's place (3 per PE) when the launcher gave them all, else NULL:
+ * kept until the topology has read it. */
+static int16_t *launcher_place;
 
 /* The processes of this host's PEs, in PE order: kept only for them
  * (a PE on another host cannot be looked at), so the table grows with the
@@ -85,10 +93,16 @@ void weft_node_init(struct weft_layout *layout)
 {
     int n = weft_rt.n_pes;
     layout->host = host_identity();
-    struct node_card mine = {*layout, (int64_t)getpid(), 0};
+    struct node_card mine = {*layout, (int64_t)getpid(), 0, {-1, -1, -1}, 0};
     char st;
     if (proc_stat((long)mine.pid, &st, &mine.start) != 0)
         mine.start = 0;
+    int dom[3];
+    if (weft_boot_locality(dom) == 0) {
+        for (int t = 0; t < 3; t++)
+            mine.place[t] = (int16_t)dom[t];
+        mine.placed = 1;
+    }
     weft_rt.pe_host = calloc((size_t)n, sizeof *weft_rt.pe_host);
     struct node_card *cards = calloc((size_t)n, sizeof *cards);
     struct weft_layout *all = calloc((size_t)n, sizeof *all);
@@ -102,7 +116,9 @@ void weft_node_init(struct weft_layout *layout)
     free(all);
     weft_rt.single_node = 1;
     n_host_peers = 0;
+    int all_placed = 1;
     for (int i = 0; i < n; i++) {
+        all_placed &= cards[i].placed;
         if (cards[i].layout.heap_limit < layout->heap_limit)
             layout->heap_limit = cards[i].layout.heap_limit;
         weft_rt.pe_host[i] = cards[i].layout.host;
@@ -118,7 +134,26 @@ void weft_node_init(struct weft_layout *layout)
     for (int i = 0, k = 0; i < n; i++)
         if (cards[i].layout.host == layout->host)
             host_peers[k++] = (struct host_peer){i, 0, cards[i].pid, cards[i].start};
+    free(launcher_place);
+    launcher_place = NULL;
+    /* Every PE decides alike from the same cards: the topology's exchanges
+     * that follow depend on it. */
+    if (all_placed && !(launcher_place = malloc((size_t)n * 3 * sizeof *launcher_place)))
+        weft_fatal("shmem_init", "out of memory for the placement of %d PEs", n);
+    for (int i = 0; launcher_place && i < n; i++)
+        memcpy(&launcher_place[3 * i], cards[i].place, sizeof cards[i].place);
     free(cards);
+}
+
+const int16_t *weft_node_launcher_place(void)
+{
+    return launcher_place;
+}
+
+void weft_node_forget_launcher_place(void)
+{
+    free(launcher_place);
+    launcher_place = NULL;
 }
 
 static struct host_peer *host_peer(int pe)
@@ -166,6 +201,7 @@ char weft_node_peer_state(int pe, long *pid)
 
 void weft_node_fini(void)
 {
+    weft_node_forget_launcher_place();
     free(weft_rt.pe_host);
     weft_rt.pe_host = NULL;
     free(host_peers);

@@ -551,24 +551,33 @@ static void hw_build(void)
     const int *node_id = topo.ids[WEFT_TOPO_NODE];
     switch_keys(node_id, key);
     set_type(WEFT_TOPO_SWITCH, n, key);
-#if WEFT_HAVE_HWLOC
+    /* NUMA, socket, L3: where the launcher placed every PE (PMIx's
+     * locality, carried by the host exchange: no exchange, no hwloc load),
+     * else hwloc, else one per node. The same choice on every PE. */
     int32_t (*local)[TOPO_HW_TYPES] = xmalloc((size_t)n * sizeof *local);
-    hw_exchange(node_id, local);
+    const int16_t *placed = weft_node_launcher_place();
+    if (placed) {
+        for (int pe = 0; pe < n; pe++)
+            for (int i = 0; i < TOPO_HW_TYPES; i++)
+                local[pe][i] = placed[3 * pe + i];
+        topo.source = "pmix";
+    } else {
+#if WEFT_HAVE_HWLOC
+        hw_exchange(node_id, local);
+        topo.source = "hwloc";
+#else
+        for (int pe = 0; pe < n; pe++)
+            for (int i = 0; i < TOPO_HW_TYPES; i++)
+                local[pe][i] = -1;
+        topo.source = "host";
+#endif
+    }
     for (int i = 0; i < TOPO_HW_TYPES; i++) {
         for (int pe = 0; pe < n; pe++)
             key[pe] = (uint64_t)node_id[pe] << 32 | (uint32_t)(local[pe][i] + 1);
         set_type(hw_type[i], n, key);
     }
     free(local);
-    topo.source = "hwloc";
-#else
-    for (int i = 0; i < TOPO_HW_TYPES; i++) {
-        for (int pe = 0; pe < n; pe++)
-            key[pe] = (uint64_t)node_id[pe];
-        set_type(hw_type[i], n, key);
-    }
-    topo.source = "host";
-#endif
     free(key);
 }
 
@@ -581,6 +590,7 @@ void weft_topology_init(void)
         sim_build(weft_tun_str(WEFT_TUN_TOPOLOGY));
     else
         hw_build();
+    weft_node_forget_launcher_place();
     topo.ready = 1;
     weft_debug("topology (%s): %d switch(es) (%s), %d node(s), %d socket(s), %d NUMA node(s), "
                "%d L3 domain(s) in %.1f ms", topo.source, topo.count[WEFT_TOPO_SWITCH],

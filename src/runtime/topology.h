@@ -7,6 +7,10 @@
  * Sources, in order of precedence:
  *  - WEFT_TOPOLOGY set: a simulated machine (nodes/sockets/NUMA/L3 counts
  *    and a placement rule); no communication, no hwloc;
+ *  - the launcher's placement (PMIx's locality string, when every PE has
+ *    one that matches its binding; bootstrap.h): node from host identity,
+ *    NUMA/socket/L3 from it, carried by the host exchange (no hwloc load,
+ *    no exchange of its own);
  *  - hwloc (when built with it): node from host identity (runtime/node.c);
  *    the lowest PE of each node loads the hardware topology once and
  *    publishes the node's NUMA/package/L3 cpusets through the launcher's
@@ -45,7 +49,7 @@ int weft_topology_ready(void);
  * PE (ids[pe] in 0 .. count-1, numbered by lowest world PE). */
 int weft_topology_count(enum weft_topo_type t);
 const int *weft_topology_ids(enum weft_topo_type t);
-/* Where the answers come from: "simulated", "hwloc", "host". */
+/* Where the answers come from: "simulated", "pmix", "hwloc", "host". */
 const char *weft_topology_source(void);
 
 #pragma GCC visibility pop

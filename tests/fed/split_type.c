@@ -43,10 +43,12 @@ static int type_index(const char *name)
 }
 
 /* Bind before shmem_init (the topology is learned there). PMI_RANK is set
- * by oshrun and Hydra. */
+ * by oshrun and Hydra, PMIX_RANK by PMIx launchers (mpirun). */
 static void bind_self(const char *how)
 {
     const char *r = getenv("PMI_RANK");
+    if (!r)
+        r = getenv("PMIX_RANK");
     int rank = r ? atoi(r) : 0;
     cpu_set_t cs;
     CPU_ZERO(&cs);
