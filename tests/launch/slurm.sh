@@ -17,6 +17,9 @@
 #   tree:MPI:NP:DIST:COMMAND  (with --nodes K) srun --mpi=MPI -N K -n NP
 #            --ntasks-per-node=NP/K --distribution=DIST COMMAND (words)
 #            must pass
+#   treealloc:NP:COMMAND  (with --nodes K) salloc -N K -n NP COMMAND (words;
+#            e.g. Open MPI's mpirun, which starts its daemons with srun)
+#            must pass
 # --nodes K (K >= 2, even): K Slurm nodes w1..wK on this host, one slurmd
 # each (Slurm's multiple-slurmd mode: own port, spool and TmpFS), under a
 # two-level switch tree (topology/tree): leaf0 holds the first half of
@@ -169,7 +172,10 @@ for c in "$@"; do
   out=$tmp/out
   start=$(date +%s.%N)
   # The node claims 8 CPUs (config_overrides): 4 tasks fit on 2 real ones.
-  if [[ $mpi == tree ]]; then
+  if [[ $mpi == treealloc ]]; then
+    read -r -a cmd <<<"$prog"
+    timeout -k 2 60 salloc -N $nodes -n $np -t 1 "${cmd[@]}" >"$out" 2>&1
+  elif [[ $mpi == tree ]]; then
     IFS=: read -r mpi np dist prog <<<"${c#tree:}"
     read -r -a cmd <<<"$prog"
     # As many tasks on each node (Slurm's block placement would fill the
@@ -186,7 +192,7 @@ for c in "$@"; do
       $([[ $mpi == pmi2 ]] && echo pmi1 || echo $mpi) >"$out" 2>&1
   fi
   rc=$?
-  if [[ $c == tree:* ]]; then
+  if [[ $c == tree:* || $c == treealloc:* ]]; then
     ok=$(( rc == 0 ))
   elif [[ $mpi == alloc ]]; then
     ok=$(( rc == 0 ))
@@ -203,12 +209,14 @@ for c in "$@"; do
     ok=$(( rc == 0 ))
     grep -q "boot_test basic: $np PE(s) via" "$out" || ok=0
   fi
+  what="srun --mpi=$mpi -n $np ${prog##*/}"
+  [[ $c == treealloc:* ]] && what="salloc -N $nodes -n $np ${cmd[0]##*/} ... ${prog##*/}"
   secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
   if [[ $ok == 1 ]]; then
-    echo "PASS srun --mpi=$mpi -n $np ${prog##*/} (${secs}s)"
-    [[ $c == tree:* ]] && sed 's/^/  | /' "$out" | head -5
+    echo "PASS $what (${secs}s)"
+    [[ $c == tree* ]] && grep -v "debug:" "$out" | sed 's/^/  | /' | head -5
   else
-    echo "FAIL srun --mpi=$mpi -n $np ${prog##*/} (status $rc, ${secs}s):"
+    echo "FAIL $what (status $rc, ${secs}s):"
     sed 's/^/  | /' "$out" | head -30
     fail=1
   fi
