@@ -261,11 +261,15 @@ static void print_config(void)
     printf("  libfabric        %s\n", WEFT_LIBFABRIC_VERSION);
     printf("  sanitizers       %s\n", WEFT_SANITIZE_FLAGS[0] ? WEFT_SANITIZE_FLAGS : "off");
     printf("  install prefix   %s\n", WEFT_INSTALL_PREFIX);
+    /* PMIx's locality string comes first where the launcher bound every PE
+     * (runtime/topology.h). */
+    const char *from_pmix = WEFT_HAVE_PMIX ? "PMIx locality of bound PEs, else " : "";
     if (WEFT_HAVE_HWLOC)
-        printf("  topology         hwloc %s (node, NUMA, socket, L3 domains)\n", WEFT_HWLOC_VERSION);
+        printf("  topology         %shwloc %s (NUMA, socket, L3 domains)\n", from_pmix,
+               WEFT_HWLOC_VERSION);
     else
-        printf("  topology         host identity only, no hwloc: NUMA, socket and L3 domains are "
-               "one per node\n");
+        printf("  topology         %shost identity only, no hwloc: NUMA, socket and L3 domains "
+               "are one per node\n", from_pmix);
     printf("  launchers        PMI-1 (PMI_FD, PMI_PORT)%s%s; detection order in "
            "docs/launching.md\n", WEFT_HAVE_PMIX ? ", PMIx " : ", no PMIx (libpmix-dev)",
            WEFT_HAVE_PMIX ? WEFT_PMIX_VERSION : "");
