@@ -3,7 +3,9 @@
 # slurm.sh BOOT_TEST [--nodes K] CASE...   (ctest: launch.slurm, launch.slurm_tree)
 # A private one-node Slurm cluster on this host: munged, slurmctld and
 # slurmd started here as root on a configuration in a temporary directory
-# (own ports, state, sockets and key; nothing under /etc is touched), the
+# (own ports, state, sockets, key and TmpFS, where the pmix plugin makes
+# directories named only by job and step, which another private cluster
+# running at the same time would also use; nothing under /etc is touched), the
 # cases run with srun, then everything is stopped. Exits 77 ("skipped")
 # when not root, without Slurm/munge, or when the daemons do not come up.
 # CASEs:
@@ -68,10 +70,8 @@ host=$(hostname -s)
 port=$(( 20000 + $$ % 20000 ))
 mkdir -p "$tmp/munge" "$tmp/state" "$tmp/spool"
 names=$host
-if ((nodes > 1)); then
-  names=$(seq -f "w%g" -s ' ' 1 "$nodes")
-  for n in $names; do mkdir -p "$tmp/spool/$n" "$tmp/tmpfs/$n"; done
-fi
+((nodes > 1)) && names=$(seq -f "w%g" -s ' ' 1 "$nodes")
+for n in $names; do mkdir -p "$tmp/spool/$n" "$tmp/tmpfs/$n"; done
 chmod 700 "$tmp/munge"
 dd if=/dev/urandom of="$tmp/munge/key" bs=1024 count=1 status=none
 chmod 400 "$tmp/munge/key"
@@ -111,15 +111,15 @@ SlurmdTimeout=30
 InactiveLimit=0
 KillWait=2
 PlugStackConfig=$tmp/plugstack.conf
+TmpFS=$tmp/tmpfs/%n
 SlurmdParameters=config_overrides
 EOF
 if ((nodes > 1)); then
-  # One slurmd per node on its own port; the pmix plugin's directories
-  # under TmpFS (%n: the node) must differ between the nodes.
+  # One slurmd per node on its own port (and TmpFS per node: the pmix
+  # plugin's directories there are named by job and step only).
   half=$((nodes / 2))
   cat >>"$tmp/slurm.conf" <<EOF
 TopologyPlugin=topology/tree
-TmpFS=$tmp/tmpfs/%n
 NodeName=w[1-$nodes] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + 2))-$((port + 1 + nodes)) CPUs=${WEFT_SLURM_CPUS:-4} State=UNKNOWN
 PartitionName=weft Nodes=w[1-$nodes] Default=YES MaxTime=5 State=UP
 EOF
