@@ -9,12 +9,20 @@
  *               buffers in the team's slot, non-powers of two folded in and
  *               out (the result is bitwise identical on every PE: each
  *               round combines (lower rank, higher rank) in that order);
+ *               from WEFT_COLL_REDUCE_SCATTER_MIN bytes on 4 or more PEs,
+ *               Rabenseifner's: reduce-scatter by recursive halving, then
+ *               allgather by recursive doubling into dest, combining in
+ *               the same order as recursive doubling;
  *               active-set mode: binomial-tree reduction in dest (parents
  *               get their children's partials), then a broadcast from the
  *               root, so pWrk is never needed
  *   scan        Hillis-Steele, a barrier closing each chunk
  *   fcollect    Bruck's gather, ceil(log2 n) rounds of doubling size
- *   collect, alltoall(s)
+ *   collect     team mode: Bruck's gather of the lengths into the slot,
+ *               then Bruck's gather of the data at the offsets they give;
+ *               active-set mode (no scratch to gather lengths into): as
+ *               alltoall after a prefix sum of the lengths
+ *   alltoall(s)
  *               every PE puts its blocks straight into the others' dest
  *               (pairwise order: PE me+i at step i), then quiet + barrier.
  * None keeps O(PEs) state. */
@@ -25,6 +33,7 @@
 
 #include "api/coll.h"
 #include "api/coll_schedule.h"
+#include "core/tunables.h"
 
 #define WEFT_BCAST_CHUNK ((size_t)64 * 1024) /* smallest pipelining unit of broadcasts */
 #define WEFT_TREE_CHUNK ((size_t)16 * 1024)  /* get unit of the active-set reduction */
@@ -380,11 +389,49 @@ static void quiet_barrier(struct weft_coll *c)
  * each PE tells its writers it has entered (GATHER_READY), and a writer
  * waits for all its readers before its first put. That also keeps a PE's
  * dest untouched until it makes the call, and needs no closing barrier. */
-static void gather_put(struct weft_coll *c, int seg, uint64_t off, const char *d, size_t len,
-                       long first, long count, int to)
+/* Byte offset in dest of block i (0 <= i <= n): offs[i] when the blocks
+ * differ in length (collect), i * len when they are equal (fcollect). */
+static inline size_t block_at(const size_t *offs, size_t len, long i)
 {
-    size_t at = (size_t)first * len, bytes = (size_t)count * len;
-    put_to(c, seg, off + at, d + at, bytes, to);
+    return offs ? offs[i] : (size_t)i * len;
+}
+
+static void gather_put(struct weft_coll *c, int seg, uint64_t off, const char *d,
+                       const size_t *offs, size_t len, long first, long end, int to)
+{
+    size_t at = block_at(offs, len, first);
+    put_to(c, seg, off + at, d + at, block_at(offs, len, end) - at, to);
+}
+
+/* Bruck's gather of the n blocks of d (local) = (seg, off) (every PE's),
+ * the caller's own block already in place. announce: first tell the
+ * writers this PE has entered (see above); a second gather in the same
+ * call does without, its writers' readers having said so already. */
+static void bruck_gather(struct weft_coll *c, char *d, int seg, uint64_t off, const size_t *offs,
+                         size_t len, int announce)
+{
+    int n = c->n, me = c->me;
+    int rounds = weft_sched_rounds(n);
+    if (announce) {
+        for (int k = 0; k < rounds; k++)
+            weft_coll_signal(c, WEFT_TF_GATHER_READY, weft_sched_gather_from(me, n, k), 0, 1);
+        weft_coll_wait(c, WEFT_TF_GATHER_READY, (uint64_t)rounds);
+    }
+    for (int k = 0; k < rounds; k++) {
+        if (k)
+            weft_coll_wait(c, WEFT_TF_BCAST + k - 1, 1);
+        long count = weft_sched_gather_count(n, k);
+        long first = ((long)me - count + 1 + n) % n;
+        int to = weft_sched_gather_to(me, n, k);
+        if (first + count <= n) {
+            gather_put(c, seg, off, d, offs, len, first, first + count, to);
+        } else {
+            gather_put(c, seg, off, d, offs, len, first, n, to);
+            gather_put(c, seg, off, d, offs, len, 0, first + count - n, to);
+        }
+        weft_coll_signal(c, WEFT_TF_BCAST + k, to, 1, 1);
+    }
+    weft_coll_wait(c, WEFT_TF_BCAST + rounds - 1, 1);
 }
 
 void weft_coll_fcollect(struct weft_coll *c, void *dest, const void *source, size_t len)
@@ -404,36 +451,14 @@ void weft_coll_fcollect(struct weft_coll *c, void *dest, const void *source, siz
     int seg;
     uint64_t off;
     resolve(c, "dest", d, (size_t)n * len, &seg, &off);
-    int rounds = weft_sched_rounds(n);
-    for (int k = 0; k < rounds; k++)
-        weft_coll_signal(c, WEFT_TF_GATHER_READY, weft_sched_gather_from(me, n, k), 0, 1);
-    weft_coll_wait(c, WEFT_TF_GATHER_READY, (uint64_t)rounds);
-    for (int k = 0; k < rounds; k++) {
-        if (k)
-            weft_coll_wait(c, WEFT_TF_BCAST + k - 1, 1);
-        long count = weft_sched_gather_count(n, k);
-        long first = ((long)me - count + 1 + n) % n;
-        int to = weft_sched_gather_to(me, n, k);
-        if (first + count <= n) {
-            gather_put(c, seg, off, d, len, first, count, to);
-        } else {
-            gather_put(c, seg, off, d, len, first, n - first, to);
-            gather_put(c, seg, off, d, len, 0, first + count - n, to);
-        }
-        weft_coll_signal(c, WEFT_TF_BCAST + k, to, 1, 1);
-    }
-    weft_coll_wait(c, WEFT_TF_BCAST + rounds - 1, 1);
+    bruck_gather(c, d, seg, off, NULL, len, 1);
 }
 
-void weft_coll_collect(struct weft_coll *c, void *dest, const void *source, size_t len)
+/* Active-set collect: prefix sum of the lengths, every PE's block put
+ * straight to every other PE, quiet, barrier. */
+static void collect_pairwise(struct weft_coll *c, char *d, const void *source, size_t len)
 {
     int n = c->n, me = c->me;
-    char *d = dest;
-    if (n == 1) {
-        if (len)
-            memmove(d, source, len);
-        return;
-    }
     size_t at = weft_coll_exscan_size(c, len);
     if (len) {
         int seg;
@@ -444,6 +469,44 @@ void weft_coll_collect(struct weft_coll *c, void *dest, const void *source, size
         memmove(d + at, source, len);
     }
     quiet_barrier(c);
+}
+
+/* Team collect: the lengths (one 64-bit word per PE) are gathered first,
+ * by Bruck's gather into the slot's reduction buffers, then the data by
+ * Bruck's gather at the offsets they give. The lengths' region is free:
+ * every signal into it was awaited by its reader in the call that sent it,
+ * and no PE leaves the data gather before every PE started it, so no
+ * later collective writes the region before its owner read the lengths. */
+void weft_coll_collect(struct weft_coll *c, void *dest, const void *source, size_t len)
+{
+    int n = c->n, me = c->me;
+    char *d = dest;
+    if (n == 1) {
+        if (len)
+            memmove(d, source, len);
+        return;
+    }
+    size_t region = 2 * weft_team_red_region_bytes();
+    if (c->psync || (size_t)n * sizeof(uint64_t) > region) {
+        collect_pairwise(c, d, source, len);
+        return;
+    }
+    uint64_t *lens = (uint64_t *)(void *)((char *)c->flags + weft_team_red_region(0));
+    lens[me] = len;
+    bruck_gather(c, (char *)lens, WEFT_SEG_HEAP, c->foff + weft_team_red_region(0), NULL,
+                 sizeof(uint64_t), 1);
+    size_t *offs = priv_buf(1, ((size_t)n + 1) * sizeof(size_t));
+    offs[0] = 0;
+    for (int i = 0; i < n; i++)
+        offs[i + 1] = offs[i] + (size_t)lens[i];
+    if (len)
+        memmove(d + offs[me], source, len);
+    if (offs[n] == 0)
+        return; /* every PE knows: nothing to gather */
+    int seg;
+    uint64_t off;
+    resolve(c, "dest", d, offs[n], &seg, &off);
+    bruck_gather(c, d, seg, off, offs, 0, 0);
 }
 
 void weft_coll_alltoall(struct weft_coll *c, void *dest, const void *source, size_t len)
@@ -633,6 +696,101 @@ static void allreduce_rd(struct weft_coll *c, void *dest, const void *source, si
     }
 }
 
+/* From how many bytes a reduction reduce-scatters (the same on every PE). */
+static size_t reduce_scatter_min(void)
+{
+    static size_t cached; /* the value + 1; 0: not read yet */
+    size_t v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (!v) {
+        v = weft_tun_size(WEFT_TUN_COLL_REDUCE_SCATTER_MIN) + 1;
+        __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+    }
+    return v - 1;
+}
+
+/* Rabenseifner's allreduce over the p2 members below p2 (the others fold
+ * in and out as in allreduce_rd), chunk by chunk. Reduce-scatter: in round
+ * k member me and q = me ^ 2^k split the range they both hold, the one
+ * with bit k clear keeping the lower half (the larger when it is odd),
+ * send each other the other half and combine it with theirs, (lower rank,
+ * higher rank): the same tree, element by element, as recursive doubling,
+ * so the results are bitwise identical to it. Round k's half lands in
+ * the chunk parity's region of the slot, after the fold-in's m elements,
+ * at the sum of the earlier rounds' largest halves. Allgather: rounds k =
+ * R-1 .. 0 put the range held into q's dest, which no PE reads before
+ * the result is there (its own part of the chunk was copied into its
+ * private buffer before it sent anything, and q's part depends on it).
+ * Each round signals q's RED_ROUND counter twice per chunk, the
+ * reduce-scatter's first (the allgather's comes after a fence). */
+static void allreduce_rsag(struct weft_coll *c, void *dest, const void *source, size_t count,
+                           size_t esz, weft_red_fn op)
+{
+    struct weft_team *t = c->team;
+    int n = c->n, me = c->me;
+    int dseg;
+    uint64_t doff;
+    resolve(c, "dest", dest, count * esz, &dseg, &doff);
+    int p2 = weft_sched_rd_p2(n), R = weft_sched_rounds(p2);
+    int rem = n - p2;
+    char *slot = (char *)c->flags;
+    size_t cap = (weft_team_red_region_bytes() / esz - (size_t)R) / 2;
+    char *acc = priv_buf(0, cap * esz);
+    char *d = dest;
+    size_t lo_of[WEFT_TEAM_ROUNDS], len_of[WEFT_TEAM_ROUNDS];
+    for (size_t o = 0; o < count; o += cap) {
+        size_t m = count - o < cap ? count - o : cap, bytes = m * esz;
+        int par = (int)(t->red_chunks++ & 1);
+        size_t region = weft_team_red_region(par);
+        uint64_t roff = c->foff + region;
+        char *chunk_dest = d + o * esz;
+        uint64_t chunk_doff = doff + o * esz;
+        memcpy(acc, (const char *)source + o * esz, bytes);
+        if (me >= p2) {
+            put_to(c, WEFT_SEG_HEAP, roff, acc, bytes, me - p2);
+            weft_coll_signal(c, WEFT_TF_RED_PRE, me - p2, 1, 1);
+            weft_coll_wait(c, WEFT_TF_RED_POST, 1);
+            continue;
+        }
+        if (me < rem) {
+            weft_coll_wait(c, WEFT_TF_RED_PRE, 1);
+            op(acc, acc, slot + region, m);
+        }
+        size_t lo = 0, len = m, at = m; /* at: round k's buffer, in elements */
+        for (int k = 0; k < R; k++) {
+            int q = weft_sched_rd_partner(me, k);
+            size_t lower = (len + 1) / 2;
+            size_t keep_lo = me < q ? lo : lo + lower, keep_len = me < q ? lower : len - lower;
+            size_t send_lo = me < q ? lo + lower : lo, send_len = len - keep_len;
+            lo_of[k] = keep_lo;
+            len_of[k] = keep_len;
+            put_to(c, WEFT_SEG_HEAP, roff + at * esz, acc + send_lo * esz, send_len * esz, q);
+            weft_coll_signal(c, WEFT_TF_RED_ROUND + k, q, 1, 1);
+            weft_coll_wait(c, WEFT_TF_RED_ROUND + k, 1);
+            const char *in = slot + region + at * esz;
+            char *mine = acc + keep_lo * esz;
+            if (me < q)
+                op(mine, mine, in, keep_len);
+            else
+                op(mine, in, mine, keep_len);
+            lo = keep_lo;
+            len = keep_len;
+            at += (m + ((size_t)1 << (k + 1)) - 1) >> (k + 1);
+        }
+        memcpy(chunk_dest + lo * esz, acc + lo * esz, len * esz);
+        for (int k = R - 1; k >= 0; k--) {
+            int q = weft_sched_rd_partner(me, k);
+            size_t held = lo_of[k] * esz;
+            put_to(c, dseg, chunk_doff + held, chunk_dest + held, len_of[k] * esz, q);
+            weft_coll_signal(c, WEFT_TF_RED_ROUND + k, q, 1, 1);
+            weft_coll_wait(c, WEFT_TF_RED_ROUND + k, 1);
+        }
+        if (me < rem) {
+            put_to(c, dseg, chunk_doff, chunk_dest, bytes, me + p2);
+            weft_coll_signal(c, WEFT_TF_RED_POST, me + p2, 1, 1);
+        }
+    }
+}
+
 static void allreduce_tree(struct weft_coll *c, void *dest, const void *source, size_t count,
                            size_t esz, weft_red_fn op)
 {
@@ -684,6 +842,8 @@ void weft_coll_allreduce(struct weft_coll *c, void *dest, const void *source, si
         allreduce_tree(c, dest, source, count, esz, op);
     else if ((h = weft_coll_hier_of(c)))
         weft_coll_hier_allreduce(c, h, dest, source, count, esz, op);
+    else if (weft_sched_rd_p2(c->n) >= 4 && count * esz >= reduce_scatter_min())
+        allreduce_rsag(c, dest, source, count, esz, op);
     else
         allreduce_rd(c, dest, source, count, esz, op);
 }

@@ -129,16 +129,28 @@ static inline uint64_t *weft_team_ctl(int slot) { return weft_team_flags(slot) +
 #define WEFT_TEAM_HDR_BYTES                                                               \
     (((WEFT_TF_COUNT + WEFT_TEAM_CTL_WORDS) * sizeof(uint64_t) + 63) & ~(size_t)63)
 
-/* Byte offsets inside a slot of the reduction buffers (round k in
- * [0, rounds], k == rounds is the fold-in buffer; parity 0/1) and of the
- * scan buffers (round k). */
+/* Byte offsets inside a slot of the reduction buffers and of the scan
+ * buffers. The reduction buffers form two regions of rounds + 1 buffers,
+ * one per chunk parity: region `parity` holds round k's buffer at k (k ==
+ * rounds is the fold-in buffer), and the reduce-scatter uses the same
+ * region as one block (so a chunk of either algorithm only reuses memory
+ * two chunks later). The scan buffers (round k) follow both regions. */
+static inline size_t weft_team_red_region(int parity)
+{
+    return WEFT_TEAM_HDR_BYTES + (size_t)parity * ((size_t)weft_team_pool.rounds + 1) *
+                                     weft_team_pool.chunk;
+}
+static inline size_t weft_team_red_region_bytes(void)
+{
+    return ((size_t)weft_team_pool.rounds + 1) * weft_team_pool.chunk;
+}
 static inline size_t weft_team_red_buf(int k, int parity)
 {
-    return WEFT_TEAM_HDR_BYTES + ((size_t)k * 2 + (size_t)parity) * weft_team_pool.chunk;
+    return weft_team_red_region(parity) + (size_t)k * weft_team_pool.chunk;
 }
 static inline size_t weft_team_scan_buf(int k)
 {
-    return weft_team_red_buf(weft_team_pool.rounds + 1, 0) + (size_t)k * weft_team_pool.chunk;
+    return weft_team_red_region(2) + (size_t)k * weft_team_pool.chunk;
 }
 
 /* Create a team from world PEs (an arithmetic progression when list ==

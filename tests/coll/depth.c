@@ -3,7 +3,10 @@
  * the library itself (weftx_info_coll_counts), against the costs
  * docs/collectives.md gives: the largest count over the PEs per call of
  * barrier, broadcast, reduction, fcollect, collect and alltoall on
- * SHMEM_TEAM_WORLD, for this job's size. Then fcollects called back to
+ * SHMEM_TEAM_WORLD, for this job's size, and exactly for the log-depth
+ * ones (collect's two Bruck gathers, the reduce-scatter reduction of 32
+ * longs with WEFT_COLL_REDUCE_SCATTER_MIN lowered to 64 bytes: pairwise
+ * collect or recursive doubling would fail them). Then fcollects called back to
  * back with no barrier between them, every PE refilling its source and
  * dest before each call and checking dest after: no PE's dest is written
  * before it entered the call, and a block a PE still has to forward is
@@ -42,6 +45,7 @@ static void measure(int what, void *dst, void *src)
         case 2: shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &ldst, &lsrc, 1); break;
         case 3: shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, 8); break;
         case 4: shmem_collectmem(SHMEM_TEAM_WORLD, dst, src, 8); break;
+        case 6: shmem_long_sum_reduce(SHMEM_TEAM_WORLD, (long *)dst, (long *)src, 32); break;
         default: shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, 8); break;
         }
     }
@@ -60,19 +64,20 @@ static uint64_t value_of(int pe, int round, int i)
 int main(int argc, char **argv)
 {
     int print = argc > 1 && !strcmp(argv[1], "print");
+    setenv("WEFT_COLL_REDUCE_SCATTER_MIN", "64", 1);
     wt_init("depth");
     int n = wt_npes, L = log2_ceil(n);
     size_t words = 3;
-    uint64_t *src = shmem_malloc(words * sizeof(uint64_t));
-    uint64_t *dst = shmem_malloc(((size_t)n + 1) * words * sizeof(uint64_t));
+    uint64_t *src = shmem_malloc(32 * sizeof(uint64_t));
+    uint64_t *dst = shmem_malloc(((size_t)n + 32) * words * sizeof(uint64_t));
     WT_CHECK(src && dst, "allocation");
-    memset(src, 0, words * sizeof(uint64_t));
+    memset(src, 0, 32 * sizeof(uint64_t));
     static const char *const names[] = {"barrier", "broadcast", "reduction", "fcollect",
                                         "collect", "alltoall"};
     /* Upper bounds on one PE's messages and waits per call, n > 1
      * (docs/collectives.md, "Depth and messages"). */
-    long most_msgs[6] = {L, 1 + 2L * L, 2L * L + 2, 4L * L, (n - 1) + 3L * L, (n - 1) + L};
-    long most_waits[6] = {L, 2, L + 1, L + 1, 2L * L, L};
+    long most_msgs[6] = {L, 1 + 2L * L, 2L * L + 2, 4L * L, 7L * L, (n - 1) + L};
+    long most_waits[6] = {L, 2, L + 1, L + 1, 2L * L + 1, L};
     for (int what = 0; what < 6; what++) {
         WT_PHASE("%s: counts", names[what]);
         measure(what, dst, src);
@@ -98,6 +103,23 @@ int main(int argc, char **argv)
         WT_EQ_NUM(counts_max[1], (uint64_t)L, "barrier waits");
         measure(3, dst, src);
         WT_EQ_NUM(counts_max[1], (uint64_t)L + 1, "fcollect waits");
+        /* collect: "entered" then L rounds for the lengths, L for the data
+         * (pairwise waits at most 2L: the prefix sum and the barrier). */
+        measure(4, dst, src);
+        WT_EQ_NUM(counts_max[1], (uint64_t)(2 * L + 1), "collect waits");
+        /* Reduction of 32 longs: reduce-scatter and allgather, 2 log2 p2
+         * rounds of a put and a signal (recursive doubling below 4 PEs:
+         * log2 p2 rounds); 2 more messages and 1 more wait when folding. */
+        int p2 = 1;
+        while (p2 * 2 <= n)
+            p2 *= 2;
+        int R = log2_ceil(p2), fold = n != p2, rounds = p2 >= 4 ? 2 * R : R;
+        measure(6, dst, src);
+        if (print && wt_me == 0)
+            printf("DEPTH reduce-scatter %d %llu %llu\n", n, (unsigned long long)counts_max[0],
+                   (unsigned long long)counts_max[1]);
+        WT_EQ_NUM(counts_max[0], (uint64_t)(2 * rounds + 2 * fold), "reduction (32 longs) messages");
+        WT_EQ_NUM(counts_max[1], (uint64_t)(rounds + fold), "reduction (32 longs) waits");
     }
 
     WT_PHASE("fcollect back to back");
