@@ -10,9 +10,10 @@
  *               out (the result is bitwise identical on every PE: each
  *               round combines (lower rank, higher rank) in that order);
  *               from WEFT_COLL_REDUCE_SCATTER_MIN bytes on 4 or more PEs,
- *               Rabenseifner's: reduce-scatter by recursive halving, then
- *               allgather by recursive doubling into dest, combining in
- *               the same order as recursive doubling;
+ *               Rabenseifner's on the whole vector: reduce-scatter by
+ *               recursive halving through dest, then allgather by
+ *               recursive doubling, combining in the same order as
+ *               recursive doubling;
  *               active-set mode: binomial-tree reduction in dest (parents
  *               get their children's partials), then a broadcast from the
  *               root, so pWrk is never needed
@@ -708,86 +709,99 @@ static size_t reduce_scatter_min(void)
     return v - 1;
 }
 
-/* Rabenseifner's allreduce over the p2 members below p2 (the others fold
- * in and out as in allreduce_rd), chunk by chunk. Reduce-scatter: in round
- * k member me and q = me ^ 2^k split the range they both hold, the one
- * with bit k clear keeping the lower half (the larger when it is odd),
- * send each other the other half and combine it with theirs, (lower rank,
- * higher rank): the same tree, element by element, as recursive doubling,
- * so the results are bitwise identical to it. Round k's half lands in
- * the chunk parity's region of the slot, after the fold-in's m elements,
- * at the sum of the earlier rounds' largest halves. Allgather: rounds k =
- * R-1 .. 0 put the range held into q's dest, which no PE reads before
- * the result is there (its own part of the chunk was copied into its
- * private buffer before it sent anything, and q's part depends on it).
- * Each round signals q's RED_ROUND counter twice per chunk, the
- * reduce-scatter's first (the allgather's comes after a fence). */
+/* Rabenseifner's allreduce on the whole vector, through dest: with
+ * n - p2 members folded in and out as in allreduce_rd, the p2 others
+ * reduce-scatter by recursive halving, then allgather by recursive
+ * doubling. Round k of the reduce-scatter: me and q = me ^ 2^k split the
+ * range they both hold (count elements at first), the one with bit k
+ * clear keeping the lower half (the larger one when the range is odd);
+ * each puts the other half into the other's dest where the other's half
+ * sent this round lies (a range nobody else writes until the allgather),
+ * the element that does not fit when the halves differ into a spot of the
+ * slot, and combines (lower rank, higher rank): recursive doubling's tree
+ * element by element, so the results are bitwise identical to it. The
+ * allgather's round k puts the range held into q's dest, once q said it
+ * has combined its round-k half there. Signals on q's RED_ROUND + k, in
+ * this order, all fenced: data, "combined", allgather data. Before any
+ * put, each PE copies its source and tells its writers it has entered
+ * (READY), so dest == source works and no dest is written early. */
+#define WEFT_RSAG_SPOT 32 /* bytes: the largest element */
+
+static void combine(weft_red_fn op, char *acc, const char *in, size_t m, int mine_first)
+{
+    if (m) {
+        if (mine_first)
+            op(acc, acc, in, m);
+        else
+            op(acc, in, acc, m);
+    }
+}
+
 static void allreduce_rsag(struct weft_coll *c, void *dest, const void *source, size_t count,
                            size_t esz, weft_red_fn op)
 {
-    struct weft_team *t = c->team;
     int n = c->n, me = c->me;
+    size_t bytes = count * esz;
     int dseg;
     uint64_t doff;
-    resolve(c, "dest", dest, count * esz, &dseg, &doff);
+    resolve(c, "dest", dest, bytes, &dseg, &doff);
     int p2 = weft_sched_rd_p2(n), R = weft_sched_rounds(p2);
     int rem = n - p2;
-    char *slot = (char *)c->flags;
-    size_t cap = (weft_team_red_region_bytes() / esz - (size_t)R) / 2;
-    char *acc = priv_buf(0, cap * esz);
     char *d = dest;
-    size_t lo_of[WEFT_TEAM_ROUNDS], len_of[WEFT_TEAM_ROUNDS];
-    for (size_t o = 0; o < count; o += cap) {
-        size_t m = count - o < cap ? count - o : cap, bytes = m * esz;
-        int par = (int)(t->red_chunks++ & 1);
-        size_t region = weft_team_red_region(par);
-        uint64_t roff = c->foff + region;
-        char *chunk_dest = d + o * esz;
-        uint64_t chunk_doff = doff + o * esz;
-        memcpy(acc, (const char *)source + o * esz, bytes);
-        if (me >= p2) {
-            put_to(c, WEFT_SEG_HEAP, roff, acc, bytes, me - p2);
-            weft_coll_signal(c, WEFT_TF_RED_PRE, me - p2, 1, 1);
-            weft_coll_wait(c, WEFT_TF_RED_POST, 1);
-            continue;
-        }
-        if (me < rem) {
-            weft_coll_wait(c, WEFT_TF_RED_PRE, 1);
-            op(acc, acc, slot + region, m);
-        }
-        size_t lo = 0, len = m, at = m; /* at: round k's buffer, in elements */
-        for (int k = 0; k < R; k++) {
-            int q = weft_sched_rd_partner(me, k);
-            size_t lower = (len + 1) / 2;
-            size_t keep_lo = me < q ? lo : lo + lower, keep_len = me < q ? lower : len - lower;
-            size_t send_lo = me < q ? lo + lower : lo, send_len = len - keep_len;
-            lo_of[k] = keep_lo;
-            len_of[k] = keep_len;
-            put_to(c, WEFT_SEG_HEAP, roff + at * esz, acc + send_lo * esz, send_len * esz, q);
-            weft_coll_signal(c, WEFT_TF_RED_ROUND + k, q, 1, 1);
-            weft_coll_wait(c, WEFT_TF_RED_ROUND + k, 1);
-            const char *in = slot + region + at * esz;
-            char *mine = acc + keep_lo * esz;
-            if (me < q)
-                op(mine, mine, in, keep_len);
-            else
-                op(mine, in, mine, keep_len);
-            lo = keep_lo;
-            len = keep_len;
-            at += (m + ((size_t)1 << (k + 1)) - 1) >> (k + 1);
-        }
-        memcpy(chunk_dest + lo * esz, acc + lo * esz, len * esz);
-        for (int k = R - 1; k >= 0; k--) {
-            int q = weft_sched_rd_partner(me, k);
-            size_t held = lo_of[k] * esz;
-            put_to(c, dseg, chunk_doff + held, chunk_dest + held, len_of[k] * esz, q);
-            weft_coll_signal(c, WEFT_TF_RED_ROUND + k, q, 1, 1);
-            weft_coll_wait(c, WEFT_TF_RED_ROUND + k, 1);
-        }
-        if (me < rem) {
-            put_to(c, dseg, chunk_doff, chunk_dest, bytes, me + p2);
-            weft_coll_signal(c, WEFT_TF_RED_POST, me + p2, 1, 1);
-        }
+    char *acc = priv_buf(0, bytes);
+    memcpy(acc, source, bytes);
+    const char *spots = (const char *)c->flags + weft_team_red_region(0);
+    uint64_t spots_off = c->foff + weft_team_red_region(0);
+    if (me >= p2) {
+        /* Folded in: into me - p2's dest once it copied its source. */
+        weft_coll_wait(c, WEFT_TF_READY, 1);
+        put_to(c, dseg, doff, acc, bytes, me - p2);
+        weft_coll_signal(c, WEFT_TF_RED_PRE, me - p2, 1, 1);
+        weft_coll_wait(c, WEFT_TF_RED_POST, 1);
+        return;
+    }
+    if (me < rem) {
+        weft_coll_signal(c, WEFT_TF_READY, me + p2, 0, 1);
+        weft_coll_wait(c, WEFT_TF_RED_PRE, 1);
+        op(acc, acc, d, count);
+    }
+    for (int k = 0; k < R; k++)
+        weft_coll_signal(c, WEFT_TF_READY, weft_sched_rd_partner(me, k), 0, 1);
+    weft_coll_wait(c, WEFT_TF_READY, (uint64_t)R);
+    size_t lo = 0, len = count, lo_of[WEFT_TEAM_ROUNDS], len_of[WEFT_TEAM_ROUNDS];
+    for (int k = 0; k < R; k++) {
+        int q = weft_sched_rd_partner(me, k);
+        size_t lower = (len + 1) / 2;
+        size_t keep_lo = me < q ? lo : lo + lower, keep_len = me < q ? lower : len - lower;
+        size_t send_lo = me < q ? lo + lower : lo, send_len = len - keep_len;
+        /* q keeps what this PE sends, and receives it where this PE keeps. */
+        size_t fit = send_len < keep_len ? send_len : keep_len;
+        put_to(c, dseg, doff + keep_lo * esz, acc + send_lo * esz, fit * esz, q);
+        put_to(c, WEFT_SEG_HEAP, spots_off + (uint64_t)k * WEFT_RSAG_SPOT,
+               acc + (send_lo + fit) * esz, (send_len - fit) * esz, q);
+        weft_coll_signal(c, WEFT_TF_RED_ROUND + k, q, 1, 1);
+        weft_coll_wait(c, WEFT_TF_RED_ROUND + k, 1);
+        size_t got = keep_len < send_len ? keep_len : send_len;
+        char *mine = acc + keep_lo * esz;
+        combine(op, mine, d + send_lo * esz, got, me < q);
+        combine(op, mine + got * esz, spots + (size_t)k * WEFT_RSAG_SPOT, keep_len - got, me < q);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        weft_coll_signal(c, WEFT_TF_RED_ROUND + k, q, 1, 1); /* combined */
+        lo_of[k] = lo = keep_lo;
+        len_of[k] = len = keep_len;
+    }
+    memcpy(d + lo * esz, acc + lo * esz, len * esz);
+    for (int k = R - 1; k >= 0; k--) {
+        int q = weft_sched_rd_partner(me, k);
+        size_t held = lo_of[k] * esz;
+        weft_coll_wait(c, WEFT_TF_RED_ROUND + k, 1); /* q combined its round-k half */
+        put_to(c, dseg, doff + held, d + held, len_of[k] * esz, q);
+        weft_coll_signal(c, WEFT_TF_RED_ROUND + k, q, 1, 1);
+        weft_coll_wait(c, WEFT_TF_RED_ROUND + k, 1);
+    }
+    if (me < rem) {
+        put_to(c, dseg, doff, d, bytes, me + p2);
+        weft_coll_signal(c, WEFT_TF_RED_POST, me + p2, 1, 1);
     }
 }
 
@@ -842,7 +856,8 @@ void weft_coll_allreduce(struct weft_coll *c, void *dest, const void *source, si
         allreduce_tree(c, dest, source, count, esz, op);
     else if ((h = weft_coll_hier_of(c)))
         weft_coll_hier_allreduce(c, h, dest, source, count, esz, op);
-    else if (weft_sched_rd_p2(c->n) >= 4 && count * esz >= reduce_scatter_min())
+    else if (weft_sched_rd_p2(c->n) >= 4 && esz <= WEFT_RSAG_SPOT &&
+             count * esz >= reduce_scatter_min())
         allreduce_rsag(c, dest, source, count, esz, op);
     else
         allreduce_rd(c, dest, source, count, esz, op);

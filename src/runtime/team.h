@@ -132,9 +132,9 @@ static inline uint64_t *weft_team_ctl(int slot) { return weft_team_flags(slot) +
 /* Byte offsets inside a slot of the reduction buffers and of the scan
  * buffers. The reduction buffers form two regions of rounds + 1 buffers,
  * one per chunk parity: region `parity` holds round k's buffer at k (k ==
- * rounds is the fold-in buffer), and the reduce-scatter uses the same
- * region as one block (so a chunk of either algorithm only reuses memory
- * two chunks later). The scan buffers (round k) follow both regions. */
+ * rounds is the fold-in buffer). collect gathers its lengths into both
+ * regions as one block, and the reduce-scatter keeps one element per
+ * round at the start of region 0. The scan buffers (round k) follow. */
 static inline size_t weft_team_red_region(int parity)
 {
     return WEFT_TEAM_HDR_BYTES + (size_t)parity * ((size_t)weft_team_pool.rounds + 1) *

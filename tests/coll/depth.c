@@ -107,19 +107,24 @@ int main(int argc, char **argv)
          * (pairwise waits at most 2L: the prefix sum and the barrier). */
         measure(4, dst, src);
         WT_EQ_NUM(counts_max[1], (uint64_t)(2 * L + 1), "collect waits");
-        /* Reduction of 32 longs: reduce-scatter and allgather, 2 log2 p2
-         * rounds of a put and a signal (recursive doubling below 4 PEs:
-         * log2 p2 rounds); 2 more messages and 1 more wait when folding. */
+        /* Reduction of 32 longs, from 4 PEs reduce-scatter and allgather:
+         * log2 p2 "entered" signals, then per round a put and a signal
+         * each way and a "combined" signal (6 log2 p2 messages, 3 log2 p2
+         * + 1 waits); folding adds 3 messages and a wait. Below 4 PEs
+         * recursive doubling: a put and a signal per round, 2 and 1 more
+         * when folding. */
         int p2 = 1;
         while (p2 * 2 <= n)
             p2 *= 2;
-        int R = log2_ceil(p2), fold = n != p2, rounds = p2 >= 4 ? 2 * R : R;
+        int R = log2_ceil(p2), fold = n != p2, rsag = p2 >= 4;
         measure(6, dst, src);
         if (print && wt_me == 0)
             printf("DEPTH reduce-scatter %d %llu %llu\n", n, (unsigned long long)counts_max[0],
                    (unsigned long long)counts_max[1]);
-        WT_EQ_NUM(counts_max[0], (uint64_t)(2 * rounds + 2 * fold), "reduction (32 longs) messages");
-        WT_EQ_NUM(counts_max[1], (uint64_t)(rounds + fold), "reduction (32 longs) waits");
+        WT_EQ_NUM(counts_max[0], (uint64_t)(rsag ? 6 * R + 3 * fold : 2 * R + 2 * fold),
+                  "reduction (32 longs) messages");
+        WT_EQ_NUM(counts_max[1], (uint64_t)(rsag ? 3 * R + 1 + fold : R + fold),
+                  "reduction (32 longs) waits");
     }
 
     WT_PHASE("fcollect back to back");

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rsag: team reductions around the reduce-scatter threshold (the job sets
  * WEFT_COLL_REDUCE_SCATTER_MIN to 1 KiB, so lengths of a few KiB run
  * Rabenseifner's algorithm in several chunks and short ones recursive
