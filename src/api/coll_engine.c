@@ -9,7 +9,7 @@
  *               buffers in the team's slot, non-powers of two folded in and
  *               out (the result is bitwise identical on every PE: each
  *               round combines (lower rank, higher rank) in that order);
- *               from WEFT_COLL_REDUCE_SCATTER_MIN bytes on 4 or more PEs,
+ *               from WEFT_COLL_REDUCE_SCATTER_MIN bytes,
  *               Rabenseifner's on the whole vector: reduce-scatter by
  *               recursive halving through dest, then allgather by
  *               recursive doubling, combining in the same order as
@@ -856,7 +856,7 @@ void weft_coll_allreduce(struct weft_coll *c, void *dest, const void *source, si
         allreduce_tree(c, dest, source, count, esz, op);
     else if ((h = weft_coll_hier_of(c)))
         weft_coll_hier_allreduce(c, h, dest, source, count, esz, op);
-    else if (weft_sched_rd_p2(c->n) >= 4 && esz <= WEFT_RSAG_SPOT &&
+    else if (esz <= WEFT_RSAG_SPOT &&
              count * esz >= reduce_scatter_min())
         allreduce_rsag(c, dest, source, count, esz, op);
     else

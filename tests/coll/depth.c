@@ -107,23 +107,22 @@ int main(int argc, char **argv)
          * (pairwise waits at most 2L: the prefix sum and the barrier). */
         measure(4, dst, src);
         WT_EQ_NUM(counts_max[1], (uint64_t)(2 * L + 1), "collect waits");
-        /* Reduction of 32 longs, from 4 PEs reduce-scatter and allgather:
-         * log2 p2 "entered" signals, then per round a put and a signal
-         * each way and a "combined" signal (6 log2 p2 messages, 3 log2 p2
-         * + 1 waits); folding adds 3 messages and a wait. Below 4 PEs
-         * recursive doubling: a put and a signal per round, 2 and 1 more
-         * when folding. */
+        /* Reduction of 32 longs, reduce-scatter and allgather: log2 p2
+         * "entered" signals, then per round a put and a signal each way
+         * and a "combined" signal (6 log2 p2 messages, 3 log2 p2 + 1
+         * waits); folding adds 3 messages and a wait. (Recursive doubling
+         * would send 2 log2 p2 messages and wait log2 p2 times.) */
         int p2 = 1;
         while (p2 * 2 <= n)
             p2 *= 2;
-        int R = log2_ceil(p2), fold = n != p2, rsag = p2 >= 4;
+        int R = log2_ceil(p2), fold = n != p2;
         measure(6, dst, src);
         if (print && wt_me == 0)
             printf("DEPTH reduce-scatter %d %llu %llu\n", n, (unsigned long long)counts_max[0],
                    (unsigned long long)counts_max[1]);
-        WT_EQ_NUM(counts_max[0], (uint64_t)(rsag ? 6 * R + 3 * fold : 2 * R + 2 * fold),
+        WT_EQ_NUM(counts_max[0], (uint64_t)(6 * R + 3 * fold),
                   "reduction (32 longs) messages");
-        WT_EQ_NUM(counts_max[1], (uint64_t)(rsag ? 3 * R + 1 + fold : R + fold),
+        WT_EQ_NUM(counts_max[1], (uint64_t)(3 * R + 1 + fold),
                   "reduction (32 longs) waits");
     }
 
