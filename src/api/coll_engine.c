@@ -26,7 +26,8 @@
  *   alltoall(s)
  *               every PE puts its blocks straight into the others' dest
  *               (pairwise order: PE me+i at step i), then quiet + barrier.
- * None keeps O(PEs) state. */
+ * None keeps O(PEs) state, but for the team collect's offsets (n + 1
+ * words in a private buffer of the calling thread). */
 #include <stdlib.h>
 #include <string.h>
 
