@@ -37,6 +37,7 @@
 #include "api/coll_nb.h"
 #include "core/cpu_relax.h"
 #include "runtime/lifecycle.h"
+#include "weft/info.h"
 
 /* The engine's waits: polls spun before the first nap (weft_poll_nap's
  * doubling naps follow; the engine's timer slack is 1 us, so short naps
@@ -115,6 +116,8 @@ static void complete(struct weft_req *r)
     pthread_mutex_unlock(&eng.lock);
 }
 
+static unsigned long engine_naps; /* the engine thread's, for WEFT_DEBUG */
+
 /* The engine, told to stop for a non-zero exit: it never returns. */
 static void park_if_abandoned(void)
 {
@@ -143,7 +146,12 @@ void weft_coll_engine_pause(struct weft_ctx *ctx, unsigned *spins)
         return;
     }
     unsigned k = s - spin_max;
-    weft_poll_nap(k);
+    engine_naps++;
+    /* Where the PE's completion queue has a descriptor (tcp on a full
+     * host), the nap ends as soon as a peer's write or signal arrives, and
+     * costs one system call instead of a sleep and a poll of every socket. */
+    if (!weft_transport_can_block() || weft_transport_block(weft_poll_nap_ns(k)) < 0)
+        weft_poll_nap(k);
     weft_transport_progress_ctx(ctx);
     if ((k & 15) == 0)
         weft_wait_slow(s); /* finalized peers, the hang report */
@@ -183,8 +191,12 @@ static void *engine_main(void *arg)
         getrusage(RUSAGE_THREAD, &ru);
         double cpu_us = 1e6 * (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
                         (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-        weft_debug("engine: %lu collectives, %.1f ms of CPU, %.1f us each", ran, cpu_us / 1e3,
-                   cpu_us / (double)ran);
+        uint64_t messages, waits;
+        weftx_info_coll_counts(&messages, &waits);
+        weft_debug("engine: %lu collectives, %.1f ms of CPU; each %.1f us, %.1f messages, %.1f "
+                   "waits, %.1f naps", ran, cpu_us / 1e3, cpu_us / (double)ran,
+                   (double)messages / (double)ran, (double)waits / (double)ran,
+                   (double)engine_naps / (double)ran);
     }
     weft_transport_quiet(&eng.ctx);
     weft_coll_free_buffers();
