@@ -244,7 +244,7 @@ static void calibrate(void)
     if (me == 0) {
         printf("exchange (blocking %s) %.3f ms per batch (median of %d, slowest PE)\n",
                use_reduce ? "sum_reduce" : "alltoall", 1e3 * tx, SAMPLES);
-        printf("computation %.3f ms per batch at %u rounds per key (1 round: %.3f ms; minima "
+        printf("computation %.3f ms per batch at %u round(s) per key (1 round: %.3f ms; minima "
                "of %d)\n",
                1e3 * tc, work, 1e3 * t1, SAMPLES);
         printf("bound on the speedup, (computation + exchange) / the longer: %.2fx%s\n",

@@ -3,7 +3,9 @@
  * requests, the queue the application thread posts them to, and the engine
  * thread that runs them, in the order they were posted, with the same
  * algorithms as the blocking collectives (coll_engine.c) through a context
- * of its own; shmem_req_test and shmem_req_wait complete them.
+ * of its own; shmem_req_test and shmem_req_wait complete them (a waiter
+ * whose request the engine has not started runs the queue up to it
+ * itself: run_here).
  *
  * Why a thread: a collective is a chain of rounds, each waiting for a
  * peer's signal, and the application computes between starting it and
@@ -59,6 +61,7 @@ static struct {
     int waiters;
     int stopping;
     int mode;                /* 0 undecided, 1 engine thread, 2 inline */
+    int running;             /* a thread is running queued collectives */
     int abandon;             /* a non-zero exit: park at the next wait */
     int parked;
     pid_t pid;               /* the process the thread runs in (not a fork child) */
@@ -165,11 +168,15 @@ static void *engine_main(void *arg)
     unsigned long ran = 0;
     pthread_mutex_lock(&eng.lock);
     for (;;) {
-        while (!eng.head && !eng.stopping && !eng.abandon)
+        while ((!eng.head || eng.running) && !eng.stopping && !eng.abandon)
             pthread_cond_wait(&eng.work, &eng.lock);
         if (eng.abandon) {
             pthread_mutex_unlock(&eng.lock);
             park_if_abandoned();
+        }
+        if (eng.running) { /* stopping, while a waiter runs the queue */
+            pthread_cond_wait(&eng.work, &eng.lock);
+            continue;
         }
         struct weft_req *r = eng.head;
         if (!r)
@@ -177,11 +184,13 @@ static void *engine_main(void *arg)
         eng.head = r->next;
         if (!eng.head)
             eng.tail = NULL;
+        eng.running = 1;
         pthread_mutex_unlock(&eng.lock);
         run(&r->op, &eng.ctx);
         complete(r);
         ran++;
         pthread_mutex_lock(&eng.lock);
+        eng.running = 0;
     }
     pthread_mutex_unlock(&eng.lock);
     if (weft_debug_enabled && ran) {
@@ -317,11 +326,46 @@ int shmem_req_test(shmem_req_h *request)
     return 0;
 }
 
+/* The waiter of a request the engine has not started runs the queue up to
+ * it in its own thread, through the engine's context, in posting order:
+ * the engine thread, on a host whose cores are busy, can take a scheduler
+ * slice to wake, and the waiter then to be woken in turn (2 PEs direct, an
+ * 8-byte alltoall posted and waited for at once: 7.7-13 us at best with
+ * the hand-offs, 0.1-0.3 us without). Returns 0 when the engine is running
+ * a collective (then the waiter sleeps). */
+static int run_here(struct weft_req *want)
+{
+    pthread_mutex_lock(&eng.lock);
+    if (eng.running || eng.abandon || req_done(want)) {
+        pthread_mutex_unlock(&eng.lock);
+        return 0;
+    }
+    /* Not done and nobody running it: it is still queued. */
+    eng.running = 1;
+    while (!req_done(want)) {
+        struct weft_req *r = eng.head;
+        eng.head = r->next;
+        if (!eng.head)
+            eng.tail = NULL;
+        pthread_mutex_unlock(&eng.lock);
+        run(&r->op, &eng.ctx);
+        complete(r);
+        pthread_mutex_lock(&eng.lock);
+    }
+    eng.running = 0;
+    if (eng.head || eng.stopping)
+        pthread_cond_signal(&eng.work);
+    pthread_mutex_unlock(&eng.lock);
+    return 1;
+}
+
 int shmem_req_wait(shmem_req_h *request)
 {
     weft_check_init("shmem_req_wait");
     if (!request || *request == SHMEM_REQ_INVALID)
         return -1;
+    if (!req_done(*request) && eng.mode == MODE_THREAD)
+        (void)run_here(*request);
     if (!req_done(*request)) {
         /* A short spin for a collective about to end, then a sleep until
          * the engine completes it: a waiter that polled would take the
