@@ -10,18 +10,25 @@
  * shmem_alltoall_nb (shmemx_sum_reduce_nb) while it computes batch i + 1
  * into the other half of a double buffer, then waits.
  *
- * The computation is sized to take as long as the collective (measured
- * first, in the same run), the case where overlap can gain most (2x).
+ * The computation is sized to take as long as the blocking collective
+ * (both timed first, in the same run: the exchange's median, the
+ * computation's cost), the case where overlap can gain most (2x); PE 0
+ * prints both and the bound on the speedup that follows from them.
  * Both pipelines run in turn, --reps times, so they see the same load; PE
  * 0 prints each one's min and median time and the speedup of the medians.
  * Every batch's keys are checked at their owner, and both pipelines must
  * agree on the checksum of everything received.
  *
  *   oshrun -n 4 build/bin/overlap [--coll alltoall|reduce] [--keys N]
- *          [--batches B] [--reps R]
+ *          [--batches B] [--reps R] [--rounds W] [--only blocking|overlapped]
+ * --rounds fixes the computation at W mixing rounds per key instead (a
+ * check of the results that need not wait for the calibration); --only
+ * runs one pipeline, for the CPU time a whole job of it takes (measured
+ * from outside, e.g. /usr/bin/time).
  * Exits non-zero when a check fails. */
 #include <shmem.h>
 #include <shmemx.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +39,8 @@ static int me, npes;
 static size_t keys_per_pe = 1 << 15; /* per batch */
 static int batches = 8, reps = 5, use_reduce;
 static unsigned work = 1;            /* mixing rounds per key */
+static int fixed_rounds;             /* --rounds: no calibration */
+static enum { BOTH, ONLY_BLOCKING, ONLY_OVERLAPPED } only; /* --only */
 static uint64_t *src[2], *dst[2];    /* symmetric: buckets out, keys in */
 static long *hist_in[2], *hist_out[2];
 static size_t nbins = 1 << 14;
@@ -155,38 +164,95 @@ static double median(double *t, int n)
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
-/* Rounds per key that make a batch's computation last as long as its
- * exchange in the blocking pipeline, with every PE computing at once (on
- * an oversubscribed host each computes at a fraction of a core): the two
- * phases are timed inside the pipeline and the rounds scaled until they
- * match; PE 0's figures decide for all. */
+/* One phase timed `samples` times, each started together after a barrier:
+ * the exchange alone (rounds == 0), or the computation at `rounds` per key
+ * with every PE computing at once. Returns the slowest PE's median for the
+ * exchange, whose time depends on the peers; for the computation, its
+ * minimum: its cost, which on a loaded host a sample only loses to
+ * preemption (a median there moved the fitted rounds by 10x from run to
+ * run). */
+static double time_phase(unsigned rounds, int samples)
+{
+    static double mine, slowest;
+    double t[16];
+    unsigned keep = work;
+    work = rounds;
+    for (int i = 0; i < samples; i++) {
+        shmem_barrier_all();
+        double t0 = now();
+        if (rounds)
+            compute(i, i & 1);
+        else
+            exchange_blocking(i & 1);
+        t[i] = now() - t0;
+    }
+    work = keep;
+    mine = median(t, samples); /* sorts t */
+    if (rounds)
+        mine = t[0];
+    shmem_double_max_reduce(SHMEM_TEAM_WORLD, &slowest, &mine, 1);
+    return slowest;
+}
+
+/* Rounds per key that make a batch's computation last as long as the
+ * blocking exchange. The computation costs base + rounds * per_round (key
+ * making, bucketing and the histogram are the base); both are fitted from
+ * two medians, at 1 round and at enough rounds to double the time, then
+ * the rounds are checked and corrected (at most 3 times) until the
+ * computation is within 15% of the exchange; the closest tried is kept. Several samples keep one
+ * preempted sample from setting the size. Where even 1 round
+ * outlasts the exchange (a 2-PE direct alltoall is one 128 KiB copy), the
+ * computation stays at 1 round and the bound on the speedup says so. */
 static void calibrate(void)
 {
-    static double split[2]; /* computation, exchange: seconds */
-    double tx = 0;
-    work = 8;
-    for (int pass = 0; pass < 4; pass++) {
-        double tc = 0;
-        tx = 0;
-        shmem_barrier_all();
-        for (int b = 0; b < batches; b++) {
-            double t0 = now();
-            compute(b, b & 1);
-            double t1 = now();
-            exchange_blocking(b & 1);
-            tc += t1 - t0;
-            tx += now() - t1;
-        }
-        split[0] = tc;
-        split[1] = tx;
-        shmem_double_broadcast(SHMEM_TEAM_WORLD, split, split, 2, 0);
-        double scaled = (double)work * split[1] / split[0];
-        work = scaled < 1 ? 1 : scaled > 1e6 ? 1000000u : (unsigned)(scaled + 0.5);
+    enum { SAMPLES = 7 };
+    /* First touches of the buffers are not part of either phase. */
+    for (int h = 0; h < 2; h++) {
+        compute(h, h);
+        exchange_blocking(h);
     }
-    if (me == 0)
-        printf("exchange (blocking %s) %.3f ms per batch; computation set to %u rounds per "
-               "key\n",
-               use_reduce ? "sum_reduce" : "alltoall", 1e3 * split[1] / batches, work);
+    double tx = time_phase(0, SAMPLES);
+    double t1 = time_phase(1, SAMPLES), tw = t1;
+    unsigned w = 1;
+    while (w < 65536 && tw < 2 * t1) {
+        w *= 4;
+        tw = time_phase(w, SAMPLES);
+    }
+    double per_round = w > 1 && tw > t1 ? (tw - t1) / (w - 1) : t1;
+    double base = t1 - per_round > 0 ? t1 - per_round : 0;
+    double want = (tx - base) / per_round;
+    work = want < 1 ? 1 : want > 1e6 ? 1000000u : (unsigned)(want + 0.5);
+    double tc = time_phase(work, SAMPLES);
+    unsigned best = work;
+    double best_tc = tc;
+    for (int pass = 0; pass < 3 && (tc > 1.15 * tx || (tc < 0.85 * tx && work < 1000000u));
+         pass++) {
+        want = tc > base ? (double)work * (tx - base) / (tc - base) : 2.0 * work;
+        unsigned next = want < 1 ? 1 : want > 1e6 ? 1000000u : (unsigned)(want + 0.5);
+        if (next == work)
+            break;
+        work = next;
+        tc = time_phase(work, SAMPLES);
+        if (fabs(log(tc / tx)) < fabs(log(best_tc / tx))) {
+            best = work;
+            best_tc = tc;
+        }
+    }
+    work = best; /* the closest tried: on a loaded host a correction can overshoot */
+    tc = best_tc;
+    double longer = tc > tx ? tc : tx;
+    if (me == 0) {
+        printf("exchange (blocking %s) %.3f ms per batch (median of %d, slowest PE)\n",
+               use_reduce ? "sum_reduce" : "alltoall", 1e3 * tx, SAMPLES);
+        printf("computation %.3f ms per batch at %u round(s) per key (1 round: %.3f ms; minima "
+               "of %d)\n",
+               1e3 * tc, work, 1e3 * t1, SAMPLES);
+        printf("bound on the speedup, (computation + exchange) / the longer: %.2fx%s\n",
+               (tc + tx) / longer,
+               work == 1 && tc > 1.2 * tx ? " (the computation cannot be made as short as "
+                                            "the exchange)"
+                                          : "");
+    }
 }
 
 int main(int argc, char **argv)
@@ -200,13 +266,19 @@ int main(int argc, char **argv)
             batches = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+            fixed_rounds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+            i++;
+            only = !strcmp(argv[i], "blocking") ? ONLY_BLOCKING : ONLY_OVERLAPPED;
+        }
         else {
             fprintf(stderr, "usage: overlap [--coll alltoall|reduce] [--keys N] [--batches B] "
-                            "[--reps R]\n");
+                            "[--reps R] [--rounds W] [--only blocking|overlapped]\n");
             return 2;
         }
     }
-    if (batches < 1 || reps < 1 || reps > 1000)
+    if (batches < 1 || reps < 1 || reps > 1000 || fixed_rounds < 0 || fixed_rounds > 1000000)
         return 2;
     shmem_init();
     me = shmem_my_pe();
@@ -223,14 +295,17 @@ int main(int argc, char **argv)
             shmem_global_exit(1);
         }
     }
-    calibrate();
+    if (fixed_rounds)
+        work = (unsigned)fixed_rounds;
+    else
+        calibrate();
     double tb[1000], to[1000];
     uint64_t cb = 0, co = 0;
     int bad = 0;
     for (int r = 0; r < reps; r++) {
-        tb[r] = pipeline(0, &cb, &bad);
-        to[r] = pipeline(1, &co, &bad);
-        bad |= (cb != co) << 1;
+        tb[r] = only != ONLY_OVERLAPPED ? pipeline(0, &cb, &bad) : 0;
+        to[r] = only != ONLY_BLOCKING ? pipeline(1, &co, &bad) : 0;
+        bad |= (!only && cb != co) << 1;
     }
     static int bad_in, bad_any;
     bad_in = bad;
@@ -247,9 +322,12 @@ int main(int argc, char **argv)
         printf("%d PEs, %s, %zu keys per PE per batch, %d batches, %d reps\n", npes,
                use_reduce ? "sum_reduce of a histogram" : "alltoall of the keys", keys_per_pe,
                batches, reps);
-        printf("blocking    min %8.3f ms  median %8.3f ms\n", 1e3 * bmin, 1e3 * bmed);
-        printf("overlapped  min %8.3f ms  median %8.3f ms\n", 1e3 * omin, 1e3 * omed);
-        printf("speedup     min %.2fx  median %.2fx\n", bmin / omin, bmed / omed);
+        if (only != ONLY_OVERLAPPED)
+            printf("blocking    min %8.3f ms  median %8.3f ms\n", 1e3 * bmin, 1e3 * bmed);
+        if (only != ONLY_BLOCKING)
+            printf("overlapped  min %8.3f ms  median %8.3f ms\n", 1e3 * omin, 1e3 * omed);
+        if (!only)
+            printf("speedup     min %.2fx  median %.2fx\n", bmin / omin, bmed / omed);
         printf("checks: %s\n", bad_any ? "FAILED" : "OK");
     }
     for (int h = 0; h < 2; h++) {

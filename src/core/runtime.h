@@ -284,7 +284,7 @@ int weft_api_init_thread(const char *call, int requested, int *provided);
  * progress happens and oversubscribed PEs yield the CPU after a short spin. */
 void weft_poll_yield(unsigned *spins);
 /* The calling thread's waits (weft_poll_yield) spin briefly, then nap
- * with a doubling length up to 100 us, and never yield: for a thread that
+ * (weft_poll_nap), and never yield: for a thread that
  * runs beside the application's (the engine of the non-blocking
  * collectives), where a yield on a full host comes straight back and
  * takes half of a core from the computation. weft_poll_naps_here says
@@ -292,8 +292,10 @@ void weft_poll_yield(unsigned *spins);
  * then pauses at every poll. */
 void weft_poll_thread_naps(void);
 int weft_poll_naps_here(void);
-/* Sleep for the k-th nap (k from 1) of a wait that spun first: 1 us,
- * doubling, at most 100 us. */
+/* The k-th nap (k from 1) of a wait that spun first: 1 us, doubling to
+ * 100 us, then an eighth longer each time, at most 2 ms (runtime/sync.c
+ * says why). weft_poll_nap sleeps for it. */
+uint64_t weft_poll_nap_ns(unsigned k);
 void weft_poll_nap(unsigned k);
 /* The pause of a wait for a peer's update of this PE's memory
  * (shmem_wait_until and kin): where the transport counts what arrives it

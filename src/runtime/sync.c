@@ -164,30 +164,51 @@ static void spin_init(void)
 }
 
 /* Threads that nap where others yield (weft_poll_thread_naps): polls
- * spun before the first nap, and the longest nap; a nap's length doubles
- * from 1 us. */
+ * spun before the first nap (fewer where a poll is a system call). A
+ * nap's length doubles from 1 us to THREAD_NAP_KNEE_NS, then grows by an
+ * eighth per nap up to THREAD_NAP_MAX_NS. Why: each nap costs a wake-up
+ * and a progress call (over tcp several system calls that poll every
+ * socket), and on a full host a peer's signal can be tens of ms away, so
+ * a fixed 100 us nap woke the thread hundreds of times per collective.
+ * Growing by an eighth, a nap stays near a ninth of the time already
+ * waited, so a wait ends at most about 11% late. */
 #define THREAD_NAP_SPINS 64u
-#define THREAD_NAP_MAX_NS 100000L
+#define THREAD_NAP_SPINS_SYSCALLS 4u
+#define THREAD_NAP_KNEE_NS 100000L
+#define THREAD_NAP_MAX_NS 2000000L
 static __thread int naps_not_yields;
 
 void weft_poll_thread_naps(void) { naps_not_yields = 1; }
 int weft_poll_naps_here(void) { return naps_not_yields; }
 
+uint64_t weft_poll_nap_ns(unsigned k)
+{
+    long ns = k >= 8 ? THREAD_NAP_KNEE_NS : 1000L << (k - 1);
+    if (ns > THREAD_NAP_KNEE_NS)
+        ns = THREAD_NAP_KNEE_NS;
+    for (unsigned i = 8; i < k && ns < THREAD_NAP_MAX_NS; i++)
+        ns += ns / 8;
+    return (uint64_t)(ns < THREAD_NAP_MAX_NS ? ns : THREAD_NAP_MAX_NS);
+}
+
 void weft_poll_nap(unsigned k)
 {
-    struct timespec ts = {0, k >= 17 ? THREAD_NAP_MAX_NS : 1000L << (k - 1)};
-    if (ts.tv_nsec > THREAD_NAP_MAX_NS)
-        ts.tv_nsec = THREAD_NAP_MAX_NS;
+    struct timespec ts = {0, (long)weft_poll_nap_ns(k)};
     nanosleep(&ts, NULL);
 }
 
 static void thread_nap(unsigned s)
 {
-    if (s <= THREAD_NAP_SPINS) {
+    /* Where a poll is a system call (tcp: every counter read and progress
+     * call polls the sockets) a spin costs several: the engine's quiet
+     * before each signal of a collective would spend them 64 at a time. */
+    unsigned spins = weft_transport_progress_syscalls() ? THREAD_NAP_SPINS_SYSCALLS
+                                                        : THREAD_NAP_SPINS;
+    if (s <= spins) {
         weft_cpu_relax();
         return;
     }
-    unsigned k = s - THREAD_NAP_SPINS;
+    unsigned k = s - spins;
     weft_poll_nap(k);
     if ((k & 15) == 0)
         weft_wait_slow(s); /* finalized peers, the hang report */
