@@ -7,13 +7,16 @@
  * what a PE on another host costs) stay within the limit given as the
  * first argument. Every PE of the job is on this host. PE 0 prints one
  * line with the totals and the process's heap and RSS (docs/scaling.md);
- * check-peer-slope compares two job sizes' totals. Built with
+ * check-peer-slope compares two job sizes' totals. A second argument
+ * "topology" asks for a PE's L3 domain first (the rows kept once asked).
+ * Built with
  * PEER_MEMORY_GASNET the job is a GASNet client too (gasnet_init and
  * gasnet_attach first, then shmem_init nests in them). */
 #include "weft_test.h"
 
 #include <malloc.h>
 
+#include <shmemx.h>
 #include <weft/info.h>
 #ifdef PEER_MEMORY_GASNET
 #include <gasnet.h>
@@ -56,6 +59,13 @@ int main(int argc, char **argv)
         shmem_long_atomic_fetch_add(&counter, 1, (wt_me + i) % wt_npes);
     shmem_barrier_all();
     WT_EQ_NUM(shmem_long_atomic_fetch(&counter, wt_me), wt_npes, "an add from every PE");
+
+    if (argc > 2 && !strcmp(argv[2], "topology")) {
+        /* The job-wide NUMA, socket and L3 numbers, made at the first ask. */
+        WT_PHASE("topology ids");
+        int last = wt_npes - 1;
+        WT_CHECK(shmemx_topology_id(SHMEMX_TEAM_TYPE_L3, last) >= 0, "L3 domain of PE %d", last);
+    }
 
     WT_PHASE("the rows against their formulas");
     unsigned when = weftx_info_scale_when();
