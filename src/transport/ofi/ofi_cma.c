@@ -54,8 +54,6 @@
 #include "transport/ofi/ofi_internal.h"
 
 struct weft_ofi_cma weft_ofi_cma = {.min = SIZE_MAX, .wmin = SIZE_MAX};
-/* This PE's endpoint name: the address-vector entry of PEs not read by CMA. */
-static uint8_t own_name[WEFT_OFI_NAME_MAX];
 
 /* The ordering read's length at most: the provider's small-read path
  * (weft_ofi.amo.get_by_atomic_max) where it has one. */
@@ -233,11 +231,24 @@ void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine)
     size_t namelen = sizeof mine->name;
     CMA_CHECK(fi_getname(&weft_ofi_cma.ep->fid, mine->name, &namelen), "fi_getname");
     mine->namelen = (uint32_t)namelen;
-    memcpy(own_name, mine->name, namelen);
     /* Below two ordering reads' worth a get gains nothing. */
     weft_ofi_cma.min = min < 2 * CMA_HEAD_MAX ? 2 * CMA_HEAD_MAX : min;
     weft_debug("ofi: shm gets of %zu bytes and more read by CMA on a second endpoint",
                weft_ofi_cma.min);
+}
+
+/* From pe on, the addresses of the read endpoint's peers are kept in a
+ * table: the entries so far were PE numbers. 0, or -1 without memory. */
+static int addresses_kept(int pe)
+{
+    if (weft_ofi_cma.addr)
+        return 0;
+    weft_ofi_cma.addr = malloc((size_t)weft_rt.n_pes * sizeof(fi_addr_t));
+    if (!weft_ofi_cma.addr)
+        return -1;
+    for (int i = 0; i < weft_rt.n_pes; i++)
+        weft_ofi_cma.addr[i] = i < pe ? (fi_addr_t)i : FI_ADDR_NOTAVAIL;
+    return 0;
 }
 
 void weft_ofi_cma_connect(int pe, const struct weft_ofi_cma_blob *blob, const uint64_t *bases)
@@ -253,19 +264,28 @@ void weft_ofi_cma_connect(int pe, const struct weft_ofi_cma_blob *blob, const ui
     }
     if (weft_ofi_cma.min == SIZE_MAX)
         return;
-    /* Every PE takes an entry, so that a PE's address is its number: this
-     * PE and one that could not open the endpoint (read the ordered way)
-     * take this PE's own name. */
-    int readable = !me && blob->namelen;
+    /* Inserted in PE order, this PE too, a peer's address is its number.
+     * A PE that could not open the endpoint (read the ordered way) leaves
+     * a gap: from there on the addresses are kept in a table. */
+    if (!me && !blob->namelen) {
+        if (addresses_kept(pe) != 0)
+            reads_close();
+        return;
+    }
     fi_addr_t at = FI_ADDR_NOTAVAIL;
-    if (fi_av_insert(weft_ofi_cma.av, readable ? blob->name : own_name, 1, &at, 0, NULL) != 1 ||
-        at != (fi_addr_t)pe) {
-        weft_debug("ofi: shm CMA read endpoint: fi_av_insert of PE %d's address failed: reads "
-                   "by CMA off", pe);
+    if (fi_av_insert(weft_ofi_cma.av, blob->name, 1, &at, 0, NULL) != 1) {
+        weft_debug("ofi: shm CMA read endpoint: fi_av_insert of PE %d's address failed", pe);
+        if (addresses_kept(pe) != 0)
+            reads_close();
+        return;
+    }
+    if (at != (fi_addr_t)pe && addresses_kept(pe) != 0) {
         reads_close();
         return;
     }
-    if (readable)
+    if (weft_ofi_cma.addr)
+        weft_ofi_cma.addr[pe] = at;
+    if (!me)
         weft_ofi_cma.card[pe] |= WEFT_OFI_CMA_READ;
 }
 
@@ -287,6 +307,8 @@ static void reads_close(void)
         fi_close(&weft_ofi_cma.domain->fid);
     if (weft_ofi_cma.info)
         fi_freeinfo(weft_ofi_cma.info);
+    free(weft_ofi_cma.addr);
+    weft_ofi_cma.addr = NULL;
     weft_ofi_cma.ep = NULL;
     memset(weft_ofi_cma.mr, 0, sizeof weft_ofi_cma.mr);
     weft_ofi_cma.cntr = NULL;
@@ -441,7 +463,8 @@ size_t weft_ofi_cma_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off
         ordering_read(tx, dst, seg, off, head, pe, "shmem_get");
     }
     cma_lock();
-    ssize_t rc = fi_read(weft_ofi_cma.ep, dst + head, len - head, NULL, (fi_addr_t)pe,
+    ssize_t rc = fi_read(weft_ofi_cma.ep, dst + head, len - head, NULL,
+                         weft_ofi_cma.addr ? weft_ofi_cma.addr[pe] : (fi_addr_t)pe,
                          weft_ofi_cma.base[(size_t)pe * WEFT_NSEGS + (size_t)seg] + off + head,
                          (uint64_t)seg, NULL);
     int done = rc == 0;

@@ -578,6 +578,9 @@ struct weft_ofi_cma {
      * CMA) and WEFT_OFI_CMA_READ (read from it by CMA, its endpoint at
      * address pe of av: the table is filled in PE order). */
     uint32_t *card;
+    /* [pe]: the endpoint's address in av, only where some PE has none
+     * (NULL: the address is the PE number). */
+    fi_addr_t *addr;
     uint64_t issued, errs;
     uint64_t heads, declined; /* ordering reads; gets the provider refused */
     int lock;
