@@ -188,7 +188,7 @@ struct weft_gasnet_fast_node {
     uintptr_t base;  /* the node's segment address (in its own address space) */
     uintptr_t limit; /* offsets below it have WEFT_GN_FAST_MAX bytes left; 0: not mapped */
     char *mapped;    /* the node's segment in this process */
-    uintptr_t pad;   /* 32 bytes: the index is one shift */
+    uintptr_t size;  /* the node's segment size (gasnet_getSegmentInfo); 32 bytes: one shift */
 };
 extern struct weft_gasnet_fast_node *weft_gasnet_fast;
 extern gasnet_node_t weft_gasnet_fast_nodes;

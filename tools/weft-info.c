@@ -103,14 +103,16 @@ static double row_bytes(const struct weftx_info_scale_row *r, const struct scale
     if ((r->when & job_when(j, n)) != r->when)
         return 0;
     long host = job_ppn(j, n);
-    /* Without the direct path no entry is written. */
-    if (!strcmp(r->name, "direct-path peer tables") && !j->onnode)
+    /* The tables of zero pages hold entries of PEs reached directly only. */
+    if (r->tables && !j->onnode)
         host = 0;
     if (r->tables) { /* each table in whole pages */
         double per_table = (double)r->per_host_pe / r->tables * (double)host;
         return r->tables * 4096.0 * (double)(long)((per_table + 4095) / 4096);
     }
-    return (double)r->per_pe * (double)n + (double)r->per_host_pe * (double)host;
+    /* The GASNet engine's transmit context has flush marks of its own. */
+    double copies = j->gasnet && !strcmp(r->name, "flush marks") ? 2 : 1;
+    return copies * ((double)r->per_pe * (double)n + (double)r->per_host_pe * (double)host);
 }
 
 /* b bytes in B, KiB or MiB (one decimal past 10 KiB). */

@@ -60,6 +60,9 @@ void weftx_info_describe_transport(FILE *out);
 #define WEFTX_INFO_SCALE_COALESCE 4u  /* small puts coalesced (tcp;ofi_rxm) */
 #define WEFTX_INFO_SCALE_CMA 8u       /* shm copies by process_vm_readv/writev */
 #define WEFTX_INFO_SCALE_GASNET 16u   /* gasnet_init ran */
+#define WEFTX_INFO_SCALE_PLACES 32u   /* PEs placed in different NUMA, socket or L3 domains */
+#define WEFTX_INFO_SCALE_SWITCHES 64u /* switch domains known apart from the nodes */
+#define WEFTX_INFO_SCALE_TOPO_IDS 128u /* NUMA, socket or L3 ids of other PEs asked for */
 struct weftx_info_scale_row {
     const char *name, *owner, *what;
     unsigned per_pe, per_host_pe, tables, when;

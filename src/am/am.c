@@ -12,7 +12,6 @@
 
 static struct {
     struct am_area *mine;   /* this PE's area */
-    struct am_area **peer;  /* [pe]: pe's area in this process, or NULL */
     uint64_t area_off;       /* heap offset of every PE's area */
     int *senders;            /* PEs that write to my channels: [i] owns chan[i] */
     int n_senders;
@@ -215,7 +214,7 @@ static void ofi_send(int pe, const struct weft_am_out *m)
  * itself, or a PE reached on-node after all, the general send. */
 void weft_am_short_request_far(int pe, unsigned handler, int nargs, const int32_t *args)
 {
-    if (WEFT_UNLIKELY(pe == weft_rt.my_pe || am.peer[pe] != NULL)) {
+    if (WEFT_UNLIKELY(pe == weft_rt.my_pe || weft_am_pos[pe].area != NULL)) {
         struct weft_am_out m = {handler, WEFT_AM_SHORT, 0, nargs, args, NULL, 0, 0};
         weft_am_send("gasnet_AMRequestShort", pe, &m);
         return;
@@ -233,7 +232,7 @@ void weft_am_short_request_far(int pe, unsigned handler, int nargs, const int32_
 
 /* ---- on-node -------------------------------------------------------------- */
 
-int weft_am_onnode(int pe) { return am.peer[pe] != NULL; }
+int weft_am_onnode(int pe) { return weft_am_pos[pe].area != NULL; }
 
 void weft_am_short_wait_fill(struct weft_am_pos *pp, struct am_slot *s, uint64_t p,
                              unsigned handler, int nargs, const int32_t *args)
@@ -280,7 +279,7 @@ static void onnode_send(int pe, const struct weft_am_out *m)
     __atomic_store_n(&s->seq, p + 1, __ATOMIC_RELEASE);
     /* Unconditionally: testing it first would let the receiver clear it
      * between our test and our slot becoming visible (store-load order). */
-    __atomic_store_n(&am.peer[pe]->exists, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&weft_am_pos[pe].area->exists, 1, __ATOMIC_RELEASE);
 }
 
 /* A message to this PE runs its handler at once, inside the call that
@@ -317,7 +316,7 @@ void weft_am_send(const char *call, int pe, const struct weft_am_out *m)
     (void)call; /* for messages of the paths that may fail one day */
     if (WEFT_UNLIKELY(pe == weft_rt.my_pe))
         self_send(m);
-    else if (WEFT_LIKELY(am.peer[pe] != NULL))
+    else if (WEFT_LIKELY(weft_am_pos[pe].area != NULL))
         onnode_send(pe, m);
     else
         ofi_send(pe, m);
@@ -427,14 +426,14 @@ void weft_am_init(int threaded)
     int n_chans = area_channels();
     size_t area = weft_am_area_size();
     weft_am_threaded = threaded;
-    am.peer = calloc((size_t)n, sizeof *am.peer);
-    weft_am_pos = calloc((size_t)n, sizeof *weft_am_pos);
-    am.senders = calloc((size_t)n, sizeof *am.senders);
-    if (!am.peer || !weft_am_pos || !am.senders)
+    /* Indexed by PE, written only for the PEs reached directly: zero
+     * pages elsewhere, so a PE on another host costs nothing here. */
+    weft_am_pos = weft_scale_table_alloc((size_t)n, sizeof *weft_am_pos);
+    am.senders = calloc((size_t)n_chans, sizeof *am.senders);
+    if (!weft_am_pos || !am.senders)
         weft_fatal("gasnet_init", "out of memory for the active-message engine");
-    weft_scale_note(WEFT_SCALE_AM_TABLES,
-                    (size_t)n * (sizeof *am.peer + sizeof *weft_am_pos + sizeof *am.senders));
-    weft_scale_note(WEFT_SCALE_AM_CHANNELS, (size_t)n_chans * sizeof(struct am_chan));
+    weft_scale_note(WEFT_SCALE_AM_CHANNELS,
+                    (size_t)n_chans * (sizeof(struct am_chan) + sizeof *am.senders));
     weft_scale_set_when(WEFT_SCALE_WHEN_GASNET, 1);
     /* Every PE allocates the same size in the same order: same offset. */
     am.mine = weft_heap_alloc(4096, area);
@@ -449,7 +448,6 @@ void weft_am_init(int threaded)
     int my_chan = -1;
     for (int pe = 0; pe < n; pe++) {
         char *b = weft_transport_ptr(WEFT_SEG_HEAP, am.area_off, pe);
-        am.peer[pe] = (struct am_area *)(void *)b;
         if (!b)
             continue;
         if (am.n_senders == n_chans)
@@ -458,20 +456,22 @@ void weft_am_init(int threaded)
         if (pe == weft_rt.my_pe)
             my_chan = am.n_senders;
         am.senders[am.n_senders++] = pe;
-        weft_am_pos[pe].area = am.peer[pe];
+        weft_am_pos[pe].area = (struct am_area *)(void *)b;
     }
     for (int i = 0; i < am.n_senders; i++) {
         int pe = am.senders[i];
         /* Not to ourselves: the inline Short request then takes
          * weft_am_send, which runs it at once (self_send). */
         if (pe != weft_rt.my_pe && my_chan >= 0)
-            weft_am_pos[pe].out = &am.peer[pe]->chan[my_chan];
+            weft_am_pos[pe].out = &weft_am_pos[pe].area->chan[my_chan];
         struct am_chan *c = &am.mine->chan[i];
         for (unsigned k = 0; k < WEFT_AM_REQ_SLOTS; k++)
             c->req[k].seq = k;
         for (unsigned k = 0; k < WEFT_AM_REP_SLOTS; k++)
             c->rep[k].seq = k;
     }
+    weft_scale_note(WEFT_SCALE_AM_TABLES,
+                    weft_scale_table_resident(weft_am_pos, (size_t)n, sizeof *weft_am_pos));
     weft_transport_msg_register(queue_arrived);
     weft_transport_ctx_open_private(&am.ctx);
     am.up = 1;
@@ -485,13 +485,11 @@ void weft_am_fini(void)
     if (!am.up)
         return;
     weft_transport_ctx_close_private(&am.ctx);
-    free(am.peer);
-    free(weft_am_pos);
+    weft_scale_table_free(weft_am_pos, (size_t)weft_rt.n_pes, sizeof *weft_am_pos);
     free(am.senders);
     weft_scale_note(WEFT_SCALE_AM_TABLES, 0);
     weft_scale_note(WEFT_SCALE_AM_CHANNELS, 0);
     weft_scale_set_when(WEFT_SCALE_WHEN_GASNET, 0);
-    am.peer = NULL;
     weft_am_pos = NULL;
     am.senders = NULL;
     am.mine = NULL;

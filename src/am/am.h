@@ -115,7 +115,8 @@ struct weft_am_pos {
     uint64_t tail[2];      /* next position to consume from that sender */
     char pad[16];
 };
-extern struct weft_am_pos *weft_am_pos; /* [pe] */
+/* [pe]: zero pages (out and area NULL) but for the PEs reached directly. */
+extern struct weft_am_pos *weft_am_pos;
 extern int weft_am_threaded;             /* several threads may send */
 
 void weft_am_wait_slot(struct am_slot *s, uint64_t p, int reply);

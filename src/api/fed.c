@@ -2,8 +2,8 @@
 /* fed.c (api) owns the federation extensions of shmemx.h: topology queries
  * and the splits by topology domain and by color.
  *
- * The domain of every PE is known locally (runtime/topology.c gathered it at
- * init), so shmemx_team_split_type communicates only to agree on a scratch
+ * The domain of every PE is known locally (runtime/topology.c gathered what
+ * decides it at init), so shmemx_team_split_type communicates only to agree on a scratch
  * slot, and only when some resulting team has two or more PEs. The teams of
  * one split are disjoint, so they all use one slot index (runtime/team.h).
  *
@@ -130,22 +130,19 @@ int shmemx_team_split_type(shmem_team_t parent_team, int type, const shmem_team_
     *new_team = SHMEM_TEAM_INVALID;
     if (parent_team == SHMEM_TEAM_INVALID)
         return -1;
-    const int *ids = weft_topology_ids(t);
-    int n = parent_team->size, ndom = weft_topology_count(t);
-    int mine = ids[weft_rt.my_pe];
+    int n = parent_team->size;
     int *members = alloc_ints(call, (size_t)n);
-    int *seen = calloc((size_t)ndom, sizeof *seen);
-    if (!seen)
-        weft_fatal(call, "out of memory");
-    int nm = 0, need_slot = 0;
-    for (int i = 0; i < n; i++) {
-        int w = weft_team_world_pe(parent_team, i);
-        if (seen[ids[w]]++)
-            need_slot = 1; /* the same on every parent PE: all know every domain */
-        if (ids[w] == mine)
-            members[nm++] = w;
-    }
-    free(seen);
+    int *ids = alloc_ints(call, (size_t)n);
+    for (int i = 0; i < n; i++)
+        members[i] = weft_team_world_pe(parent_team, i);
+    int ndom = weft_topology_number(t, n, members, ids);
+    int mine = ids[parent_team->my_pe];
+    /* The same on every parent PE: all know every PE's domain. */
+    int need_slot = ndom < n, nm = 0;
+    for (int i = 0; i < n; i++)
+        if (ids[i] == mine)
+            members[nm++] = members[i];
+    free(ids);
     int slot = WEFT_TEAM_NO_SLOT;
     if (need_slot) {
         uint64_t used = ~weft_team_free_slots();

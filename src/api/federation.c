@@ -106,27 +106,17 @@ void weft_federation_unref(struct weft_federation *f)
 
 struct weft_federation *weft_federation_of_type(const char *call, shmem_team_t parent, int t)
 {
-    const int *ids = weft_topology_ids((enum weft_topo_type)t);
-    int n = parent->size, ndom = weft_topology_count((enum weft_topo_type)t);
+    int n = parent->size;
     int *world = fed_alloc(call, (size_t)n, sizeof(int));
     int *team_of = fed_alloc(call, (size_t)n, sizeof(int));
-    int *renum = fed_alloc(call, (size_t)ndom, sizeof(int));
-    for (int d = 0; d < ndom; d++)
-        renum[d] = -1;
     /* Teams in order of their lowest parent PE, members in parent order. */
-    int nteams = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++)
         world[i] = weft_team_world_pe(parent, i);
-        int d = ids[world[i]];
-        if (renum[d] < 0)
-            renum[d] = nteams++;
-        team_of[i] = renum[d];
-    }
+    int nteams = weft_topology_number((enum weft_topo_type)t, n, world, team_of);
     struct weft_federation *f =
         weft_federation_new(call, n, parent->my_pe, world, team_of, NULL, nteams);
     free(world);
     free(team_of);
-    free(renum);
     return f;
 }
 

@@ -18,6 +18,9 @@
 #define WEFT_SCALE_WHEN_COALESCE 4u  /* small puts coalesced (tcp;ofi_rxm) */
 #define WEFT_SCALE_WHEN_CMA 8u       /* shm copies by process_vm_readv/writev */
 #define WEFT_SCALE_WHEN_GASNET 16u   /* gasnet_init ran */
+#define WEFT_SCALE_WHEN_PLACES 32u   /* PEs placed in different NUMA, socket or L3 domains */
+#define WEFT_SCALE_WHEN_SWITCHES 64u /* switch domains known apart from the nodes */
+#define WEFT_SCALE_WHEN_TOPO_IDS 128u /* NUMA, socket or L3 ids of other PEs asked for */
 
 enum weft_scale_id {
 #define WEFT_SCALE(id, name, owner, per_pe, per_host_pe, tables, when, what) WEFT_SCALE_##id,

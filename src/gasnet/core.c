@@ -73,9 +73,9 @@ void weft_gn_fail_node(const char *call, const char *arg, gasnet_node_t node)
 void weft_gn_fail_segment(const char *call, const char *arg, int node, const void *addr,
                           size_t len)
 {
-    const gasnet_seginfo_t *s = &weft_gn.info[node];
+    const struct weft_gasnet_fast_node *s = &weft_gasnet_fast[node];
     weft_fatal(call, "argument %s=%p (%zu bytes) is not inside the segment of node %d [%p, %p)",
-               arg, addr, len, node, s->addr, (void *)((char *)s->addr + s->size));
+               arg, addr, len, node, (void *)s->base, (void *)(s->base + s->size));
 }
 
 /* ---- setup --------------------------------------------------------------------- */
@@ -149,25 +149,23 @@ static void exchange(gasnet_seginfo_t *table, gasnet_seginfo_t mine)
     weft_barrier_all_internal(); /* quiets first */
 }
 
-/* The inline fast path's table (gasnet.h): one entry per node. */
+/* The inline fast path's table (gasnet.h): one entry per node, also the
+ * segments' addresses and sizes every call checks against. */
 struct weft_gasnet_fast_node *weft_gasnet_fast;
 gasnet_node_t weft_gasnet_fast_nodes;
 
-static void fast_fill(void)
+static void fast_fill(const gasnet_seginfo_t *seg)
 {
     int n = weft_rt.n_pes;
-    struct weft_gasnet_fast_node *t = calloc((size_t)n, sizeof *t);
-    if (!t)
-        return; /* every call takes the checked functions */
+    struct weft_gasnet_fast_node *t = weft_gasnet_fast;
     for (int pe = 0; pe < n; pe++) {
         char *mapped = weft_transport_ptr(WEFT_SEG_HEAP, weft_gn.seg_off, pe);
-        uintptr_t size = weft_gn.info[pe].size;
-        t[pe].base = (uintptr_t)weft_gn.info[pe].addr;
+        uintptr_t size = seg[pe].size;
+        t[pe].base = (uintptr_t)seg[pe].addr;
+        t[pe].size = size;
         t[pe].mapped = mapped;
         t[pe].limit = mapped && size >= WEFT_GN_FAST_MAX ? size - WEFT_GN_FAST_MAX + 1 : 0;
     }
-    weft_gasnet_fast = t;
-    weft_scale_add(WEFT_SCALE_GASNET_NODES, (long)((size_t)n * sizeof *t));
     __atomic_store_n(&weft_gasnet_fast_nodes, (gasnet_node_t)n, __ATOMIC_RELEASE);
 }
 
@@ -230,10 +228,11 @@ int weft_gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t s
      * asked for (allocations must match), each node told its own size. */
     int n = weft_rt.n_pes;
     gasnet_seginfo_t *x = weft_heap_alloc(64, (size_t)n * sizeof *x);
-    weft_gn.info = malloc((size_t)n * sizeof *weft_gn.info);
-    if (!x || !weft_gn.info)
+    if (!weft_gasnet_fast)
+        weft_gasnet_fast = calloc((size_t)n, sizeof *weft_gasnet_fast);
+    if (!x || !weft_gasnet_fast)
         weft_fatal("gasnet_attach", "out of memory for the segment table");
-    weft_scale_add(WEFT_SCALE_GASNET_NODES, (long)((size_t)n * (sizeof *x + sizeof *weft_gn.info)));
+    weft_scale_note(WEFT_SCALE_GASNET_NODES, (size_t)n * sizeof *weft_gasnet_fast);
     exchange(x, (gasnet_seginfo_t){NULL, segsize});
     uintptr_t most = GASNET_PAGESIZE;
     for (int pe = 0; pe < n; pe++)
@@ -248,10 +247,12 @@ int weft_gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t s
                    (uintmax_t)most);
     weft_gn.seg_off = (uint64_t)(seg - weft_rt.seg[WEFT_SEG_HEAP].base);
     exchange(x, (gasnet_seginfo_t){seg, segsize});
-    memcpy(weft_gn.info, x, (size_t)n * sizeof *x);
+    fast_fill(x);
+    /* Every PE's puts into x ended with the exchange's barrier: the same
+     * free on every PE keeps the heap symmetric. */
+    weft_heap_free(x);
     weft_gn_barrier_init();
     weft_gn.attached = 1;
-    fast_fill();
     return GASNET_OK;
 }
 
@@ -263,7 +264,9 @@ int weft_gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries)
         weft_fatal("gasnet_getSegmentInfo", "argument seginfo_table=%p with numentries=%d",
                    (void *)seginfo_table, numentries);
     int n = numentries < weft_rt.n_pes ? numentries : weft_rt.n_pes;
-    memcpy(seginfo_table, weft_gn.info, (size_t)n * sizeof *seginfo_table);
+    for (int i = 0; i < n; i++)
+        seginfo_table[i] = (gasnet_seginfo_t){(void *)weft_gasnet_fast[i].base,
+                                              weft_gasnet_fast[i].size};
     return GASNET_OK;
 }
 
@@ -292,7 +295,7 @@ int weft_gasnet_getNodeInfo(gasnet_nodeinfo_t *nodeinfo_table, int numentries)
         if (weft_gn.attached && i != me) {
             char *mapped = weft_transport_ptr(WEFT_SEG_HEAP, weft_gn.seg_off, i);
             if (mapped)
-                offset = (uintptr_t)mapped - (uintptr_t)weft_gn.info[i].addr;
+                offset = (uintptr_t)mapped - weft_gasnet_fast[i].base;
         }
         nodeinfo_table[i] = (gasnet_nodeinfo_t){host, direct ? host : (gasnet_node_t)i, offset};
     }

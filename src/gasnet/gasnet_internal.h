@@ -31,7 +31,6 @@ struct weft_gn_state {
     size_t max_long;           /* AMMaxLongRequest/Reply (WEFT_GASNET_MAX_LONG) */
     void (*handlers[256])();
     uint64_t seg_off;          /* heap offset of the segment, the same on every node */
-    gasnet_seginfo_t *info;    /* [node]: segment address there and size */
 };
 extern struct weft_gn_state weft_gn;
 
@@ -56,8 +55,8 @@ static inline void weft_gn_check(const char *call, gasnet_node_t node)
 static inline uint64_t weft_gn_off(const char *call, const char *arg, gasnet_node_t node,
                                    const void *addr, size_t len)
 {
-    const gasnet_seginfo_t *s = &weft_gn.info[node];
-    uintptr_t d = (uintptr_t)addr - (uintptr_t)s->addr;
+    const struct weft_gasnet_fast_node *s = &weft_gasnet_fast[node];
+    uintptr_t d = (uintptr_t)addr - s->base;
     if (WEFT_UNLIKELY(d >= s->size || len > s->size - d)) { /* icount-check: segment bounds */
         if (!(len == 0 && d == s->size))
             weft_gn_fail_segment(call, arg, (int)node, addr, len);

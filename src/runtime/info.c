@@ -70,7 +70,10 @@ _Static_assert(WEFTX_INFO_SCALE_FABRIC == WEFT_SCALE_WHEN_FABRIC &&
                    WEFTX_INFO_SCALE_PEER_KEYS == WEFT_SCALE_WHEN_PEER_KEYS &&
                    WEFTX_INFO_SCALE_COALESCE == WEFT_SCALE_WHEN_COALESCE &&
                    WEFTX_INFO_SCALE_CMA == WEFT_SCALE_WHEN_CMA &&
-                   WEFTX_INFO_SCALE_GASNET == WEFT_SCALE_WHEN_GASNET,
+                   WEFTX_INFO_SCALE_GASNET == WEFT_SCALE_WHEN_GASNET &&
+                   WEFTX_INFO_SCALE_PLACES == WEFT_SCALE_WHEN_PLACES &&
+                   WEFTX_INFO_SCALE_SWITCHES == WEFT_SCALE_WHEN_SWITCHES &&
+                   WEFTX_INFO_SCALE_TOPO_IDS == WEFT_SCALE_WHEN_TOPO_IDS,
                "weft/info.h's scale conditions are core/scale.h's");
 
 WEFT_EXPORT size_t weftx_info_scale_count(void) { return WEFT_SCALE_COUNT; }

@@ -81,11 +81,12 @@ static int16_t *launcher_place;
  * (a PE on another host cannot be looked at), so the table grows with the
  * PEs per host, not with the job. */
 struct host_peer {
-    int pe;
-    unsigned char seen_alive; /* the process was once found */
-    int64_t pid;
-    uint64_t start;
+    int32_t pe;
+    int32_t pid; /* Linux's pid_max is at most 2^22 */
+    uint64_t start : 63;
+    uint64_t seen_alive : 1; /* the process was once found */
 };
+_Static_assert(sizeof(struct host_peer) == 16, "16 bytes per host peer (scale.def)");
 static struct host_peer *host_peers;
 static int n_host_peers;
 
@@ -133,7 +134,7 @@ void weft_node_init(struct weft_layout *layout)
     weft_scale_note(WEFT_SCALE_HOST_PEERS, (size_t)n_host_peers * sizeof *host_peers);
     for (int i = 0, k = 0; i < n; i++)
         if (cards[i].layout.host == layout->host)
-            host_peers[k++] = (struct host_peer){i, 0, cards[i].pid, cards[i].start};
+            host_peers[k++] = (struct host_peer){i, (int32_t)cards[i].pid, cards[i].start, 0};
     free(launcher_place);
     launcher_place = NULL;
     /* Every PE decides alike from the same cards: the topology's exchanges

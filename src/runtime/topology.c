@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* topology.c owns the machine topology of the federation extensions: the
- * node, NUMA node, socket and L3 domain of every world PE (see topology.h
- * for the sources and docs/federations.md for the rules). Everything is
- * decided at init; the queries afterwards are array lookups. */
+ * node of every world PE, and what places each PE in its node's NUMA,
+ * socket and L3 domains and under its switch (see topology.h for the
+ * sources and docs/federations.md for the rules). Everything is decided
+ * at init; only the node id is kept for every PE, the other domains are
+ * derived from it and a PE's placement when asked. */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,17 +25,38 @@
 #include <hwloc.h>
 #endif
 
+/* A PE's placement in its node: a word from which the key of each of its
+ * NUMA, socket and L3 domains follows (place_field). The same for every
+ * PE in most jobs (one word then, no table). */
+#define TOPO_HW_TYPES 3 /* NUMA, socket, L3: the order of the summary lines */
+#define TOPO_PLACE_BITS 10
+#define TOPO_PLACE_MAX ((1 << TOPO_PLACE_BITS) - 2) /* domains of a type per node */
+
+enum { PLACE_BLOCK, PLACE_CYCLIC };
+
+struct sim {
+    int nodes, sockets, numa, l3; /* nodes; sockets per node; NUMA per socket; L3 per NUMA */
+    int switches;                 /* leaf switches, the nodes dealt to them in blocks */
+    int place_node, place_local;
+};
+
 static struct {
     int ready;
     const char *source;
     const char *switch_source; /* "simulated", "slurm" or "node" */
+    int simulated;             /* placements are sim's leaf numbers, not hwloc's fields */
+    struct sim sim;
     int count[WEFT_TOPO_NTYPES];
-    int *ids[WEFT_TOPO_NTYPES];
-} topo;
+    int *node;         /* [pe]: node id, numbered by lowest PE */
+    uint32_t *place;   /* [pe]: placement, or NULL: every PE's is place_all */
+    uint32_t place_all;
+    int *switch_id;    /* [pe]: switch domain, or NULL: the node's */
+    int *numbered[WEFT_TOPO_NTYPES]; /* NUMA, socket, L3 ids, made when first asked */
+    pthread_mutex_t numbering_lock;
+} topo = {.numbering_lock = PTHREAD_MUTEX_INITIALIZER};
 
 int weft_topology_ready(void) { return topo.ready; }
 int weft_topology_count(enum weft_topo_type t) { return topo.count[t]; }
-const int *weft_topology_ids(enum weft_topo_type t) { return topo.ids[t]; }
 const char *weft_topology_source(void) { return topo.source ? topo.source : "none"; }
 
 static double now_ms(void)
@@ -83,11 +107,115 @@ static int number_domains(int n, const uint64_t *key, int *id)
     return count;
 }
 
-static void set_type(enum weft_topo_type t, int n, const uint64_t *key)
+/* The key naming pe's domain of type t: equal keys, same domain. */
+static uint64_t place_field(enum weft_topo_type t, uint32_t place)
 {
-    topo.ids[t] = xmalloc((size_t)n * sizeof(int));
-    weft_scale_add(WEFT_SCALE_TOPOLOGY, (long)((size_t)n * sizeof(int)));
-    topo.count[t] = number_domains(n, key, topo.ids[t]);
+    if (topo.simulated) { /* place: the L3 leaf on the node, sockets outermost */
+        const struct sim *s = &topo.sim;
+        if (t == WEFT_TOPO_SOCKET)
+            return place / ((uint32_t)s->numa * (uint32_t)s->l3);
+        return t == WEFT_TOPO_NUMA ? place / (uint32_t)s->l3 : place;
+    }
+    int i = t == WEFT_TOPO_NUMA ? 0 : t == WEFT_TOPO_SOCKET ? 1 : 2;
+    return place >> (TOPO_PLACE_BITS * i) & ((1u << TOPO_PLACE_BITS) - 1);
+}
+
+uint64_t weft_topology_key(enum weft_topo_type t, int pe)
+{
+    if (t == WEFT_TOPO_NODE || (t == WEFT_TOPO_SWITCH && !topo.switch_id))
+        return (uint64_t)topo.node[pe];
+    if (t == WEFT_TOPO_SWITCH)
+        return (uint64_t)topo.switch_id[pe];
+    uint32_t place = topo.place ? topo.place[pe] : topo.place_all;
+    return (uint64_t)topo.node[pe] << 32 | place_field(t, place);
+}
+
+int weft_topology_number(enum weft_topo_type t, int n, const int *world, int *id)
+{
+    uint64_t *key = xmalloc((size_t)n * sizeof *key);
+    for (int i = 0; i < n; i++)
+        key[i] = weft_topology_key(t, world ? world[i] : i);
+    int count = number_domains(n, key, id);
+    free(key);
+    return count;
+}
+
+/* Every PE's domain of type t numbered into a new table (count: domains). */
+static int *number_type(enum weft_topo_type t, int *count)
+{
+    int *id = xmalloc((size_t)weft_rt.n_pes * sizeof *id);
+    *count = weft_topology_number(t, weft_rt.n_pes, NULL, id);
+    return id;
+}
+
+static const enum weft_topo_type hw_types[TOPO_HW_TYPES] = {WEFT_TOPO_NUMA, WEFT_TOPO_SOCKET,
+                                                            WEFT_TOPO_L3};
+
+const int *weft_topology_ids(enum weft_topo_type t)
+{
+    if (t == WEFT_TOPO_NODE || (t == WEFT_TOPO_SWITCH && !topo.switch_id))
+        return topo.node;
+    if (t == WEFT_TOPO_SWITCH)
+        return topo.switch_id;
+    int *ids = __atomic_load_n(&topo.numbered[t], __ATOMIC_ACQUIRE);
+    if (ids)
+        return ids;
+    /* The NUMA, socket and L3 numbers of every PE only once a program
+     * asks for one: 12 bytes per PE from then on. */
+    pthread_mutex_lock(&topo.numbering_lock);
+    if (!topo.numbered[t]) {
+        int count;
+        for (int i = 0; i < TOPO_HW_TYPES; i++) {
+            int *made = number_type(hw_types[i], &count);
+            __atomic_store_n(&topo.numbered[hw_types[i]], made, __ATOMIC_RELEASE);
+        }
+        weft_scale_note(WEFT_SCALE_TOPO_NUMBERED,
+                        (size_t)weft_rt.n_pes * TOPO_HW_TYPES * sizeof(int));
+        weft_scale_set_when(WEFT_SCALE_WHEN_TOPO_IDS, 1);
+    }
+    pthread_mutex_unlock(&topo.numbering_lock);
+    return topo.numbered[t];
+}
+
+/* The node ids from their keys, kept for every PE. */
+static void set_nodes(int n, const uint64_t *key)
+{
+    topo.node = xmalloc((size_t)n * sizeof(int));
+    topo.count[WEFT_TOPO_NODE] = number_domains(n, key, topo.node);
+    weft_scale_note(WEFT_SCALE_TOPOLOGY, (size_t)n * sizeof(int));
+}
+
+/* The switch domains from their keys, kept only where they are not the
+ * nodes (source "node": the key is the node id). */
+static void set_switches(int n, const uint64_t *key)
+{
+    if (!strcmp(topo.switch_source, "node")) {
+        topo.count[WEFT_TOPO_SWITCH] = topo.count[WEFT_TOPO_NODE];
+        return;
+    }
+    topo.switch_id = xmalloc((size_t)n * sizeof(int));
+    topo.count[WEFT_TOPO_SWITCH] = number_domains(n, key, topo.switch_id);
+    weft_scale_note(WEFT_SCALE_TOPO_SWITCHES, (size_t)n * sizeof(int));
+    weft_scale_set_when(WEFT_SCALE_WHEN_SWITCHES, 1);
+}
+
+/* Every PE's placement (the table is taken over): one word when all are
+ * the same; then the count of each placed type. */
+static void set_places(int n, uint32_t *place)
+{
+    int same = 1;
+    for (int pe = 1; pe < n && same; pe++)
+        same = place[pe] == place[0];
+    if (same) {
+        topo.place_all = n ? place[0] : 0;
+        free(place);
+    } else {
+        topo.place = place;
+        weft_scale_note(WEFT_SCALE_TOPO_PLACES, (size_t)n * sizeof *place);
+        weft_scale_set_when(WEFT_SCALE_WHEN_PLACES, 1);
+    }
+    for (int i = 0; i < TOPO_HW_TYPES; i++)
+        free(number_type(hw_types[i], &topo.count[hw_types[i]]));
 }
 
 /* ---- the switch from Slurm's tree topology --------------------------------------
@@ -194,13 +322,6 @@ static void switch_keys(const int *node_id, uint64_t *key)
 }
 
 /* ---- WEFT_TOPOLOGY: a simulated machine -------------------------------------- */
-enum { PLACE_BLOCK, PLACE_CYCLIC };
-
-struct sim {
-    int nodes, sockets, numa, l3; /* nodes; sockets per node; NUMA per socket; L3 per NUMA */
-    int switches;                 /* leaf switches, the nodes dealt to them in blocks */
-    int place_node, place_local;
-};
 
 #define SIM_MAX 1048576
 
@@ -291,11 +412,12 @@ static void sim_build(const char *spec)
 {
     struct sim s;
     sim_parse(spec, &s);
+    topo.sim = s;
+    topo.simulated = 1;
     int n = weft_rt.n_pes, N = s.nodes;
     int leaves = s.sockets * s.numa * s.l3;
-    uint64_t *key[WEFT_TOPO_NTYPES];
-    for (int t = 0; t < WEFT_TOPO_NTYPES; t++)
-        key[t] = xmalloc((size_t)n * sizeof(uint64_t));
+    uint64_t *key = xmalloc((size_t)n * sizeof *key);
+    uint32_t *place = xmalloc((size_t)n * sizeof *place);
     for (int pe = 0; pe < n; pe++) {
         int node, r, m; /* node, rank on it, PEs on it */
         if (s.place_node == PLACE_BLOCK) {
@@ -308,48 +430,34 @@ static void sim_build(const char *spec)
             r = pe / N;
             m = n / N + (node < n % N);
         }
-        int sock, numa, l3;
+        int leaf;
         if (s.place_local == PLACE_BLOCK) {
-            int leaf = block_bin(r, m, leaves);
-            sock = leaf / (s.numa * s.l3);
-            numa = leaf / s.l3 % s.numa;
-            l3 = leaf % s.l3;
+            leaf = block_bin(r, m, leaves);
         } else { /* round robin: sockets first, then NUMA, then L3 */
-            sock = r % s.sockets;
-            numa = r / s.sockets % s.numa;
-            l3 = r / s.sockets / s.numa % s.l3;
+            int sock = r % s.sockets, numa = r / s.sockets % s.numa;
+            int l3 = r / s.sockets / s.numa % s.l3;
+            leaf = (sock * s.numa + numa) * s.l3 + l3;
         }
-        uint64_t k = (uint64_t)node;
-        if (s.switches)
-            key[WEFT_TOPO_SWITCH][pe] = (uint64_t)block_bin(node, N, s.switches < N ? s.switches : N);
-        key[WEFT_TOPO_NODE][pe] = k;
-        k = k * (uint64_t)s.sockets + (uint64_t)sock;
-        key[WEFT_TOPO_SOCKET][pe] = k;
-        k = k * (uint64_t)s.numa + (uint64_t)numa;
-        key[WEFT_TOPO_NUMA][pe] = k;
-        k = k * (uint64_t)s.l3 + (uint64_t)l3;
-        key[WEFT_TOPO_L3][pe] = k;
+        key[pe] = (uint64_t)node;
+        place[pe] = (uint32_t)leaf;
     }
-    for (int t = 0; t < WEFT_TOPO_NTYPES; t++)
-        if (t != WEFT_TOPO_SWITCH)
-            set_type(t, n, key[t]);
-    /* Without switches=, Slurm's switches over the simulated nodes. */
-    if (s.switches)
+    set_nodes(n, key);
+    if (s.switches) { /* the nodes dealt to the switches in blocks */
         topo.switch_source = "simulated";
-    else
-        switch_keys(topo.ids[WEFT_TOPO_NODE], key[WEFT_TOPO_SWITCH]);
-    set_type(WEFT_TOPO_SWITCH, n, key[WEFT_TOPO_SWITCH]);
-    for (int t = 0; t < WEFT_TOPO_NTYPES; t++)
-        free(key[t]);
+        for (int pe = 0; pe < n; pe++)
+            key[pe] = (uint64_t)block_bin(topo.node[pe], topo.count[WEFT_TOPO_NODE],
+                                          s.switches < N ? s.switches : N);
+    } else { /* else Slurm's switches over the simulated nodes */
+        switch_keys(topo.node, key);
+    }
+    set_switches(n, key);
+    set_places(n, place);
+    free(key);
     topo.source = "simulated";
 }
 
 /* ---- hardware: host identity plus hwloc --------------------------------------- */
 #define TOPO_SUMMARY_CAP (64 * 1024)
-#define TOPO_HW_TYPES 3 /* NUMA, socket, L3: the order of the summary lines */
-static const enum weft_topo_type hw_type[TOPO_HW_TYPES] = {WEFT_TOPO_NUMA, WEFT_TOPO_SOCKET,
-                                                           WEFT_TOPO_L3};
-
 #if WEFT_HAVE_HWLOC
 struct strbuf {
     char *s;
@@ -545,12 +653,13 @@ static void hw_build(void)
     if (!weft_rt.pe_host)
         weft_fatal("shmem_init", "internal: weft_topology_init called before weft_node_init");
     uint64_t *key = xmalloc((size_t)n * sizeof *key);
+    uint32_t *place = xmalloc((size_t)n * sizeof *place);
     for (int pe = 0; pe < n; pe++)
         key[pe] = weft_rt.pe_host[pe];
-    set_type(WEFT_TOPO_NODE, n, key);
-    const int *node_id = topo.ids[WEFT_TOPO_NODE];
-    switch_keys(node_id, key);
-    set_type(WEFT_TOPO_SWITCH, n, key);
+    set_nodes(n, key);
+    switch_keys(topo.node, key);
+    set_switches(n, key);
+    free(key);
     /* NUMA, socket, L3: where the launcher placed every PE (PMIx's
      * locality, carried by the host exchange: no exchange, no hwloc load),
      * else hwloc, else one per node. The same choice on every PE. */
@@ -563,7 +672,7 @@ static void hw_build(void)
         topo.source = "pmix";
     } else {
 #if WEFT_HAVE_HWLOC
-        hw_exchange(node_id, local);
+        hw_exchange(topo.node, local);
         topo.source = "hwloc";
 #else
         for (int pe = 0; pe < n; pe++)
@@ -572,13 +681,22 @@ static void hw_build(void)
         topo.source = "host";
 #endif
     }
-    for (int i = 0; i < TOPO_HW_TYPES; i++) {
-        for (int pe = 0; pe < n; pe++)
-            key[pe] = (uint64_t)node_id[pe] << 32 | (uint32_t)(local[pe][i] + 1);
-        set_type(hw_type[i], n, key);
+    int wide = 0;
+    for (int pe = 0; pe < n; pe++) {
+        place[pe] = 0;
+        for (int i = 0; i < TOPO_HW_TYPES; i++) {
+            /* A field of 0 is the node-wide domain of that type. */
+            uint32_t f = local[pe][i] >= 0 && local[pe][i] < TOPO_PLACE_MAX
+                             ? (uint32_t)local[pe][i] + 1 : 0;
+            wide |= local[pe][i] >= TOPO_PLACE_MAX;
+            place[pe] |= f << (TOPO_PLACE_BITS * i);
+        }
     }
+    if (wide && weft_rt.my_pe == 0)
+        weft_warn("shmem_init", "a node has more than %d NUMA, socket or L3 domains of one "
+                  "type: the PEs in the others are taken as node-wide", TOPO_PLACE_MAX);
     free(local);
-    free(key);
+    set_places(n, place);
 }
 
 /* ---- life cycle ---------------------------------------------------------------- */
@@ -600,13 +718,24 @@ void weft_topology_init(void)
 
 void weft_topology_fini(void)
 {
+    free(topo.node);
+    free(topo.place);
+    free(topo.switch_id);
+    topo.node = topo.switch_id = NULL;
+    topo.place = NULL;
+    topo.place_all = 0;
     for (int t = 0; t < WEFT_TOPO_NTYPES; t++) {
-        free(topo.ids[t]);
-        if (topo.ids[t])
-            weft_scale_add(WEFT_SCALE_TOPOLOGY, -(long)((size_t)weft_rt.n_pes * sizeof(int)));
-        topo.ids[t] = NULL;
+        free(topo.numbered[t]);
+        topo.numbered[t] = NULL;
         topo.count[t] = 0;
     }
+    weft_scale_note(WEFT_SCALE_TOPOLOGY, 0);
+    weft_scale_note(WEFT_SCALE_TOPO_PLACES, 0);
+    weft_scale_note(WEFT_SCALE_TOPO_SWITCHES, 0);
+    weft_scale_note(WEFT_SCALE_TOPO_NUMBERED, 0);
+    weft_scale_set_when(WEFT_SCALE_WHEN_PLACES | WEFT_SCALE_WHEN_SWITCHES |
+                        WEFT_SCALE_WHEN_TOPO_IDS, 0);
+    topo.simulated = 0;
     topo.ready = 0;
     topo.source = NULL;
 }

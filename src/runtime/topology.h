@@ -2,7 +2,9 @@
 /* topology.h owns the machine topology behind the federation extensions
  * (shmemx.h): for each domain type (node, NUMA node, socket, L3 cache) the
  * domain of every world PE, learned once at init, so the queries and
- * shmemx_team_split_type need no communication of their own.
+ * shmemx_team_split_type need no communication of their own. Each PE keeps
+ * every PE's node id, and its placement on the node only where PEs are
+ * placed apart.
  *
  * Sources, in order of precedence:
  *  - WEFT_TOPOLOGY set: a simulated machine (nodes/sockets/NUMA/L3 counts
@@ -26,6 +28,8 @@
 #ifndef WEFT_TOPOLOGY_H
 #define WEFT_TOPOLOGY_H
 
+#include <stdint.h>
+
 #pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
 
 enum weft_topo_type {
@@ -46,9 +50,19 @@ void weft_topology_fini(void);
 /* 1 once weft_topology_init has run. */
 int weft_topology_ready(void);
 /* Domains of type t the job's PEs occupy, and the domain of every world
- * PE (ids[pe] in 0 .. count-1, numbered by lowest world PE). */
+ * PE (ids[pe] in 0 .. count-1, numbered by lowest world PE). The node's
+ * and switch's are kept; the NUMA, socket and L3 tables are made at the
+ * first call for one of them (a PE's placement is kept, not its number). */
 int weft_topology_count(enum weft_topo_type t);
 const int *weft_topology_ids(enum weft_topo_type t);
+/* A key naming pe's domain of type t: two PEs are in the same domain when
+ * their keys are equal (no table needed: splits number the keys of their
+ * parent's PEs themselves). */
+uint64_t weft_topology_key(enum weft_topo_type t, int pe);
+/* The domains of type t of the n world PEs world[] (NULL: PEs 0 .. n-1):
+ * id[i] in 0 .. count-1, numbered in order of first appearance; returns
+ * count. */
+int weft_topology_number(enum weft_topo_type t, int n, const int *world, int *id);
 /* Where the answers come from: "simulated", "pmix", "hwloc", "host". */
 const char *weft_topology_source(void);
 

@@ -140,11 +140,7 @@ static void reads_close(void);
 static void writes_open(struct weft_ofi_cma_blob *mine)
 {
     size_t wmin = (size_t)weft_tun_int(WEFT_TUN_SHM_CMA_WRITE);
-    size_t n = (size_t)weft_rt.n_pes;
     if (!wmin)
-        return;
-    weft_ofi_cma.wpid = calloc(n, sizeof(int));
-    if (!weft_ofi_cma.wpid)
         return;
     mine->pid = (int32_t)getpid();
     /* Below that the ordering read costs more than the copy saves. */
@@ -158,8 +154,14 @@ void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine)
     if (!weft_ofi_cma_wanted() || !weft_ofi.progress.served_cntr)
         return;
     weft_ofi_cma.base = calloc((size_t)weft_rt.n_pes * WEFT_NSEGS, sizeof(uint64_t));
-    if (!weft_ofi_cma.base)
+    weft_ofi_cma.card = calloc((size_t)weft_rt.n_pes, sizeof(uint32_t));
+    if (!weft_ofi_cma.base || !weft_ofi_cma.card) {
+        free(weft_ofi_cma.base);
+        free(weft_ofi_cma.card);
+        weft_ofi_cma.base = NULL;
+        weft_ofi_cma.card = NULL;
         return;
+    }
     writes_open(mine);
     if (weft_tun_int(WEFT_TUN_SHM_CMA_READ) <= 0)
         return;
@@ -226,10 +228,6 @@ void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine)
                             (uint64_t)s, 0, &weft_ofi_cma.mr[s], NULL),
                   "fi_mr_reg");
     }
-    size_t n = (size_t)weft_rt.n_pes;
-    weft_ofi_cma.addr = calloc(n, sizeof(fi_addr_t));
-    weft_ofi_cma.peer = calloc(n, 1);
-    CMA_CHECK(weft_ofi_cma.addr && weft_ofi_cma.peer ? 0 : -FI_ENOMEM, "peer tables");
     size_t namelen = sizeof mine->name;
     CMA_CHECK(fi_getname(&weft_ofi_cma.ep->fid, mine->name, &namelen), "fi_getname");
     mine->namelen = (uint32_t)namelen;
@@ -239,22 +237,56 @@ void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine)
                weft_ofi_cma.min);
 }
 
+/* From pe on, the addresses of the read endpoint's peers are kept in a
+ * table: the entries so far were PE numbers. 0, or -1 without memory. */
+static int addresses_kept(int pe)
+{
+    if (weft_ofi_cma.addr)
+        return 0;
+    weft_ofi_cma.addr = malloc((size_t)weft_rt.n_pes * sizeof(fi_addr_t));
+    if (!weft_ofi_cma.addr)
+        return -1;
+    for (int i = 0; i < weft_rt.n_pes; i++)
+        weft_ofi_cma.addr[i] = i < pe ? (fi_addr_t)i : FI_ADDR_NOTAVAIL;
+    return 0;
+}
+
 void weft_ofi_cma_connect(int pe, const struct weft_ofi_cma_blob *blob, const uint64_t *bases)
 {
-    if (!weft_ofi_cma.base || pe == weft_rt.my_pe)
+    int me = pe == weft_rt.my_pe;
+    if (!weft_ofi_cma.base)
         return;
-    memcpy(&weft_ofi_cma.base[(size_t)pe * WEFT_NSEGS], bases, WEFT_NSEGS * sizeof(uint64_t));
-    /* A PE that did not publish its process is written the ordered way. */
-    if (weft_ofi_cma.wpid && blob->pid > 0)
-        weft_ofi_cma.wpid[pe] = blob->pid;
-    /* A PE that could not open the endpoint is read the ordered way. */
-    if (weft_ofi_cma.min == SIZE_MAX || !blob->namelen)
+    if (!me) {
+        memcpy(&weft_ofi_cma.base[(size_t)pe * WEFT_NSEGS], bases, WEFT_NSEGS * sizeof(uint64_t));
+        /* A PE that did not publish its process is written the ordered way. */
+        if (weft_ofi_cma.wmin != SIZE_MAX && blob->pid > 0)
+            weft_ofi_cma.card[pe] = (uint32_t)blob->pid & WEFT_OFI_CMA_PID;
+    }
+    if (weft_ofi_cma.min == SIZE_MAX)
         return;
-    if (fi_av_insert(weft_ofi_cma.av, blob->name, 1, &weft_ofi_cma.addr[pe], 0, NULL) != 1) {
-        weft_debug("ofi: shm CMA read endpoint: fi_av_insert of PE %d's address failed", pe);
+    /* Inserted in PE order, this PE too, a peer's address is its number.
+     * A PE that could not open the endpoint (read the ordered way) leaves
+     * a gap: from there on the addresses are kept in a table. */
+    if (!me && !blob->namelen) {
+        if (addresses_kept(pe) != 0)
+            reads_close();
         return;
     }
-    weft_ofi_cma.peer[pe] = 1;
+    fi_addr_t at = FI_ADDR_NOTAVAIL;
+    if (fi_av_insert(weft_ofi_cma.av, blob->name, 1, &at, 0, NULL) != 1) {
+        weft_debug("ofi: shm CMA read endpoint: fi_av_insert of PE %d's address failed", pe);
+        if (addresses_kept(pe) != 0)
+            reads_close();
+        return;
+    }
+    if (at != (fi_addr_t)pe && addresses_kept(pe) != 0) {
+        reads_close();
+        return;
+    }
+    if (weft_ofi_cma.addr)
+        weft_ofi_cma.addr[pe] = at;
+    if (!me)
+        weft_ofi_cma.card[pe] |= WEFT_OFI_CMA_READ;
 }
 
 /* The second endpoint and what only reads use; reads by CMA off. */
@@ -276,7 +308,7 @@ static void reads_close(void)
     if (weft_ofi_cma.info)
         fi_freeinfo(weft_ofi_cma.info);
     free(weft_ofi_cma.addr);
-    free(weft_ofi_cma.peer);
+    weft_ofi_cma.addr = NULL;
     weft_ofi_cma.ep = NULL;
     memset(weft_ofi_cma.mr, 0, sizeof weft_ofi_cma.mr);
     weft_ofi_cma.cntr = NULL;
@@ -284,8 +316,6 @@ static void reads_close(void)
     weft_ofi_cma.av = NULL;
     weft_ofi_cma.domain = NULL;
     weft_ofi_cma.info = NULL;
-    weft_ofi_cma.addr = NULL;
-    weft_ofi_cma.peer = NULL;
     weft_ofi_cma.min = SIZE_MAX;
 }
 
@@ -300,7 +330,7 @@ void weft_ofi_cma_close(void)
                    weft_ofi_cma.heads, weft_ofi_cma.declined);
     reads_close();
     free(weft_ofi_cma.base);
-    free(weft_ofi_cma.wpid);
+    free(weft_ofi_cma.card);
     memset(&weft_ofi_cma, 0, sizeof weft_ofi_cma);
     weft_ofi_cma.min = weft_ofi_cma.wmin = SIZE_MAX;
 }
@@ -423,7 +453,7 @@ size_t weft_ofi_cma_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off
     size_t head = 0;
     if (tx->cma_read_seq) /* its ordering read would replace the one out */
         weft_ofi_cma_settle(tx, "shmem_get");
-    if (!weft_ofi_cma.peer[pe]) /* len >= min >= 2 * CMA_HEAD_MAX (open) */
+    if (!(weft_ofi_cma.card[pe] & WEFT_OFI_CMA_READ)) /* len >= min >= 2 * CMA_HEAD_MAX (open) */
         return 0;
     if (!cma_head_valid(tx, pe)) {
         /* The ordering read: its bytes are the get's first ones. */
@@ -433,7 +463,8 @@ size_t weft_ofi_cma_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off
         ordering_read(tx, dst, seg, off, head, pe, "shmem_get");
     }
     cma_lock();
-    ssize_t rc = fi_read(weft_ofi_cma.ep, dst + head, len - head, NULL, weft_ofi_cma.addr[pe],
+    ssize_t rc = fi_read(weft_ofi_cma.ep, dst + head, len - head, NULL,
+                         weft_ofi_cma.addr ? weft_ofi_cma.addr[pe] : (fi_addr_t)pe,
                          weft_ofi_cma.base[(size_t)pe * WEFT_NSEGS + (size_t)seg] + off + head,
                          (uint64_t)seg, NULL);
     int done = rc == 0;
@@ -481,7 +512,7 @@ static int cma_write(int seg, uint64_t off, const void *src, size_t len, int pe)
     size_t done = 0;
     while (done < len) { /* the kernel may stop short, at a page */
         struct iovec l = {(char *)(uintptr_t)src + done, len - done}, r = {to + done, len - done};
-        ssize_t n = process_vm_writev(weft_ofi_cma.wpid[pe], &l, 1, &r, 1, 0);
+        ssize_t n = process_vm_writev((pid_t)(weft_ofi_cma.card[pe] & WEFT_OFI_CMA_PID), &l, 1, &r, 1, 0);
         if (n <= 0) {
             cma_writes_off(n < 0 ? strerror(errno) : "no progress");
             return -1;
@@ -557,7 +588,7 @@ void weft_ofi_cma_settle(struct weft_ofi_tx *tx, const char *call)
 int weft_ofi_cma_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const void *src, size_t len,
                      int pe, int blocking)
 {
-    if (!weft_ofi_cma.wpid[pe]) /* wpid is there while wmin is not SIZE_MAX */
+    if (!(weft_ofi_cma.card[pe] & WEFT_OFI_CMA_PID)) /* card is there while wmin is not SIZE_MAX */
         return 0;
     if (tx->cma_read_seq) {
         if (blocking)

@@ -467,9 +467,8 @@ static int fill_remote_tables(const struct peer_blob *all, int n)
 /* What the CMA tables hold (scale.def: CMA_TABLES). */
 static void note_cma_tables(void)
 {
-    size_t per_pe = (weft_ofi_cma.base ? WEFT_NSEGS * sizeof(uint64_t) : 0) +
-                    (weft_ofi_cma.wpid ? sizeof(int) : 0) +
-                    (weft_ofi_cma.addr ? sizeof(fi_addr_t) : 0) + (weft_ofi_cma.peer ? 1 : 0);
+    size_t per_pe = (weft_ofi_cma.base ? WEFT_NSEGS * sizeof(uint64_t) + sizeof(uint32_t) : 0) +
+                    (weft_ofi_cma.addr ? sizeof(fi_addr_t) : 0);
     weft_scale_note(WEFT_SCALE_CMA_TABLES, per_pe * (size_t)weft_rt.n_pes);
     weft_scale_set_when(WEFT_SCALE_WHEN_CMA, weft_ofi_cma.base != NULL);
 }

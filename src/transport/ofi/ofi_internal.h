@@ -574,18 +574,24 @@ struct weft_ofi_cma {
     struct fid_ep *ep;
     struct fid_mr *mr[WEFT_NSEGS];
     uint64_t *base;  /* [pe * WEFT_NSEGS + seg]: peers' segment addresses */
-    fi_addr_t *addr; /* [pe]: the peer's endpoint in av */
-    uint8_t *peer;   /* [pe]: read from it by CMA */
+    /* [pe]: the peer's process (WEFT_OFI_CMA_PID bits; 0: not written by
+     * CMA) and WEFT_OFI_CMA_READ (read from it by CMA, its endpoint at
+     * address pe of av: the table is filled in PE order). */
+    uint32_t *card;
+    /* [pe]: the endpoint's address in av, only where some PE has none
+     * (NULL: the address is the PE number). */
+    fi_addr_t *addr;
     uint64_t issued, errs;
     uint64_t heads, declined; /* ordering reads; gets the provider refused */
     int lock;
     unsigned tick; /* drains since the endpoint was last polled */
     size_t wmin;
-    int *wpid;       /* [pe]: the peer's process, 0: not written by CMA */
     uint64_t writes;   /* puts written by CMA */
     uint64_t deferred; /* of them, queued behind an ordering read */
 };
 extern struct weft_ofi_cma weft_ofi_cma;
+#define WEFT_OFI_CMA_PID 0x7fffffffu
+#define WEFT_OFI_CMA_READ 0x80000000u
 /* Whether this PE will try the endpoint (the same test open makes first):
  * init then counts what peers apply here (served_cntr), which cma_get
  * reads. */
