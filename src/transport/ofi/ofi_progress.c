@@ -17,8 +17,9 @@
  * (measured: put + quiet 73 us instead of 3 on 2 cores). So:
  *
  *  - application polls and injected puts and atomics are counted
- *    (app_polls, weft_ofi_note_app_activity); the thread looks at the
- *    count each time it wakes: when it moved, or an application thread
+ *    (app_polls, weft_ofi_note_app_activity; the default context's inline
+ *    puts by its write count alone, app_activity); the thread looks at
+ *    the count each time it wakes: when it moved, or an application thread
  *    is inside a drain right now (one long call, such as shm copying a
  *    4 MiB write, moves no count), an application thread is driving
  *    progress or streaming operations, and the thread stands down,
