@@ -137,6 +137,14 @@ union weft_scalar {
             weft_p_checked_##N(doff, value, pe);                                            \
         }                                                                                   \
     }                                                                                       \
+    /* A peer reached through libfabric (PE checked, off below the fast                     \
+     * limit): out of line, so that the direct path needs no stack frame. */                \
+    static __attribute__((noinline)) void weft_p_ofi_##N(uint64_t off, T value, int pe)     \
+    {                                                                                       \
+        if (WEFT_LIKELY(weft_transport_p_heap_ofi(off, &value, sizeof(T), pe)))             \
+            return;                                                                         \
+        weft_p_static_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), value, pe);                       \
+    }                                                                                       \
     void shmem_##N##_p(T *dest, T value, int pe)                                            \
     {                                                                                       \
         uint64_t off = WEFT_HEAP_OFF(dest);                                                 \
@@ -144,7 +152,7 @@ union weft_scalar {
             weft_fast_check_pe("shmem_" #N "_p", pe);                                       \
             if (WEFT_LIKELY(weft_transport_p_heap(off, &value, sizeof(T), pe)))             \
                 return;                                                                     \
-            weft_p_static_##N(WEFT_DATA_OFF_OF_HEAP_OFF(off), value, pe);                   \
+            weft_p_ofi_##N(off, value, pe);                                                 \
             return;                                                                         \
         } else if (sizeof(T) <= 8 && WEFT_DATA_OFF_OF_HEAP_OFF(off) < weft_fast_data_limit) { \
             weft_fast_check_pe("shmem_" #N "_p", pe);                                       \

@@ -251,8 +251,7 @@ static inline void weft_transport_notify(struct weft_ctx *c, int seg, uint64_t o
 static inline void weft_transport_quiet(struct weft_ctx *c)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (weft_ofi_active(c->ofi))
-        weft_ofi_quiet(c->ofi);
+    weft_ofi_quiet_inline(c->ofi);
 }
 /* fence: direct stores to one PE are ordered by a release fence; anything
  * issued through libfabric is completed. Contract every path keeps
@@ -485,9 +484,13 @@ weft_transport_amo_fast(int seg, uint64_t off, enum weft_amo_op op, enum weft_dt
 }
 /* shmem_TYPE_p and _g of len <= 8 bytes, the value in registers: value
  * points to the caller's variable, which the inlined copy keeps a
- * register. 1 when done; 0 when the peer is reached through libfabric and
- * off lies past the heap (window mode: static data, which the caller
- * sends to weft_transport_p_data_ofi with its data offset). */
+ * register. p_heap: 1 when stored into a mapped peer; 0 when the peer is
+ * reached through libfabric, where the caller takes p_heap_ofi out of
+ * line (a call inside the direct path's function would give it a stack
+ * frame). p_heap_ofi: the default context's inline injection, or its
+ * out-of-line put; 0 when off lies past the heap (window mode: static
+ * data, which the caller sends to weft_transport_p_data_ofi with its data
+ * offset). */
 static inline __attribute__((always_inline)) int
 weft_transport_p_heap(uint64_t off, const void *value, size_t len, int pe)
 {
@@ -496,7 +499,14 @@ weft_transport_p_heap(uint64_t off, const void *value, size_t len, int pe)
         weft_copy_scalar(peer + off, value, len); /* one store (copy.h) */
         return 1;
     }
-    if (WEFT_LIKELY(off < weft_fast_heap_limit)) {
+    return 0;
+}
+static inline __attribute__((always_inline)) int
+weft_transport_p_heap_ofi(uint64_t off, const void *value, size_t len, int pe)
+{
+    if (WEFT_LIKELY(weft_ofi_p_inline(WEFT_SEG_HEAP, off, value, len, pe)))
+        return 1;
+    if (off < weft_fast_heap_limit) {
         uint64_t bits = 0;
         memcpy(&bits, value, len <= 8 ? len : 8);
         weft_ofi_put_scalar(off, bits, len, pe);
@@ -532,7 +542,8 @@ static inline __attribute__((always_inline)) int weft_transport_put_u64(uint64_t
         weft_copy_scalar(peer + off, &bits, sizeof bits);
         return 0;
     }
-    weft_ofi_put_scalar(off, bits, sizeof bits, pe);
+    if (!weft_ofi_p_inline(WEFT_SEG_HEAP, off, &bits, sizeof bits, pe))
+        weft_ofi_put_scalar(off, bits, sizeof bits, pe);
     return 1;
 }
 /* Static data at data offset doff of a mapped peer: 1 when done, 0 when
@@ -560,21 +571,22 @@ weft_transport_g_data(uint64_t doff, void *value, size_t len, int pe)
 }
 /* Static data below weft_fast_data_limit of a peer reached through
  * libfabric: the value as the first len bytes of a word. */
-static inline void weft_transport_p_data_ofi(uint64_t doff, uint64_t bits, size_t len, int pe)
+static inline __attribute__((always_inline)) void
+weft_transport_p_data_ofi(uint64_t doff, uint64_t bits, size_t len, int pe)
 {
-    weft_ofi_put_scalar_static(doff, bits, len, pe);
+    if (!weft_ofi_p_inline(WEFT_SEG_DATA, doff, &bits, len, pe))
+        weft_ofi_put_scalar_static(doff, bits, len, pe);
 }
 static inline uint64_t weft_transport_g_data_ofi(uint64_t doff, size_t len, int pe)
 {
     return weft_ofi_get_scalar_static(doff, len, pe);
 }
 /* shmem_quiet: the default context's quiet with its resources named
- * directly (one RIP-relative flag test, no pointer chase). */
+ * directly (RIP-relative loads, no pointer chase). */
 static inline void weft_transport_quiet_default(void)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (weft_ofi_active(&weft_ofi_tx0))
-        weft_ofi_quiet(&weft_ofi_tx0);
+    weft_ofi_quiet_tx0();
 }
 
 /* ---- contexts (cold) ---------------------------------------------------------

@@ -10,33 +10,97 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/runtime.h"
+#include "transport/ofi/ofi_dl.h" /* before the rdma headers: libfabric loaded at run time */
+
+#include <rdma/fi_eq.h>
+#include <rdma/fi_rma.h>
 
 #pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
 
 /* Per-context transmit resources (endpoint, counters, issued counts). The
- * default context owns the first one; layout is private to ofi_*.c and the
- * inline functions below. */
+ * default context owns the first one; layout is private to ofi_*.c except
+ * for the head below, which the inline paths here read. */
 struct weft_ofi_tx;
 
-/* The part of struct weft_ofi_tx the inline fast paths read: whether
- * anything was issued through libfabric since the last quiet. Read without
- * a lock (other threads may issue on a shared tx meanwhile). A quiet that
- * finds it clear skips the transport, so the clearing quiet releases what
- * it completed (another thread's fetched values included) and this load
- * acquires it: on x86 both are the plain one-instruction load and store. */
-struct weft_ofi_tx_head {
-    int active;
+/* What quiet must do on a tx, one byte per reason, read as one word
+ * (0: nothing). why[WEFT_OFI_TX_PUTS]: the default context's inline
+ * injected puts since the last quiet (their count is all they need);
+ * why[WEFT_OFI_TX_ACTIVE]: anything else since the last quiet (quiet goes
+ * the whole way); why[WEFT_OFI_TX_LOCKED]: for good on a tx that several
+ * threads share (its quiet takes the lock). Read without a lock; the
+ * clearing quiet releases what it completed (another thread's fetched
+ * values included) and the load acquires it: on x86 both are plain
+ * one-instruction loads and stores. */
+union weft_ofi_tx_state {
+    uint32_t word;
+    uint8_t why[4];
 };
-static inline int weft_ofi_active(const struct weft_ofi_tx *tx)
+enum { WEFT_OFI_TX_PUTS, WEFT_OFI_TX_ACTIVE, WEFT_OFI_TX_LOCKED };
+/* The word with only why[reason] set. */
+static inline uint32_t weft_ofi_tx_state_only(int reason)
 {
-    return __atomic_load_n(&((const struct weft_ofi_tx_head *)(const void *)tx)->active,
-                           __ATOMIC_ACQUIRE);
+    union weft_ofi_tx_state s = {0};
+    s.why[reason] = 1;
+    return s.word;
 }
+
+/* The head of struct weft_ofi_tx: what an injected shmem_TYPE_p and the
+ * quiet after it touch, together in one cache line.
+ *  state: above.
+ *  w_issued: writes posted that count on wcntr; w_done_seen: wcntr's
+ *    count when last read. After inline injected puts alone, quiet reads
+ *    the counter once and compares.
+ * struct weft_ofi_tx reaches the same fields by their names too (an
+ * anonymous member over the same list, ofi_internal.h). */
+#define WEFT_OFI_TX_HEAD_FIELDS                                                                    \
+    union weft_ofi_tx_state state;                                                                 \
+    struct fid_ep *ep;                                                                             \
+    struct fid_cntr *wcntr; /* FI_WRITE: writes, non-fetching atomics */                           \
+    uint64_t w_issued;                                                                             \
+    uint64_t w_done_seen;
+struct weft_ofi_tx_head {
+    WEFT_OFI_TX_HEAD_FIELDS
+};
 /* The default context's resources, a global of its own so that the fast
  * paths reach them with one RIP-relative access. */
 extern struct weft_ofi_tx weft_ofi_tx0;
+static inline struct weft_ofi_tx_head *weft_ofi_head(struct weft_ofi_tx *tx)
+{
+    return (struct weft_ofi_tx_head *)(void *)tx;
+}
+/* Anything issued on tx since the last quiet (fence and quiet of any
+ * context look here first). */
+static inline int weft_ofi_active(struct weft_ofi_tx *tx)
+{
+    uint32_t word = __atomic_load_n(&weft_ofi_head(tx)->state.word, __ATOMIC_ACQUIRE);
+    return (word & ~weft_ofi_tx_state_only(WEFT_OFI_TX_LOCKED)) != 0;
+}
+
+/* What the default context's inline p reads besides the head (set at
+ * init, constant after), and the one p in flight.
+ *  p_limit[seg]: offsets below it (the API's fast limit of seg) take the
+ *    inline injection, where counting it is all its bookkeeping: the
+ *    provider queues injects to a PE in order behind which quiet need not
+ *    flush (shm: injects_queued_in_order), tx0 is not shared, puts are not
+ *    coalesced, 8 bytes can be injected, and every PE has the same keys
+ *    and bases; 0 elsewhere (the out-of-line weft_ofi_put_scalar).
+ *  rbase, rkey: those bases and keys per segment.
+ *  p: the value the provider copies from (it takes a pointer), with its
+ *    offset and PE: a p the provider did not take is retried from here,
+ *    so nothing of it is held in registers across the provider's call.
+ *    One thread at a time issues on tx0 where p_limit is set. */
+struct weft_ofi_fast {
+    uint64_t p_limit[WEFT_NSEGS];
+    uint64_t rbase[WEFT_NSEGS], rkey[WEFT_NSEGS];
+    struct {
+        uint64_t bits, off;
+        int pe;
+    } p;
+};
+extern struct weft_ofi_fast weft_ofi_fast;
 
 /* Open fabric/domain/endpoint/AV/counters, register every segment in
  * weft_rt.seg[], exchange addresses and keys through the bootstrap
@@ -97,6 +161,33 @@ void weft_ofi_get_nbi(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t off, 
  * memory representation. */
 void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe);
 void weft_ofi_put_scalar_static(uint64_t off, uint64_t bits, size_t len, int pe);
+/* The inline p (weft_ofi_fast.p) the provider did not take at once
+ * (EAGAIN, an error): its count taken back, then the general path, which
+ * retries or names the failure. */
+void weft_ofi_p_again(int seg, size_t len);
+/* The default context's p of len <= 8 bytes from value to (seg, off) at
+ * pe, inline where weft_ofi_fast.p_limit allows: counted (the count is all
+ * quiet needs, and tells the progress thread that the application is
+ * busy), then injected; 1 then, 0 when the caller must take
+ * weft_ofi_put_scalar(_static). seg and len are constants in every
+ * caller. */
+static inline __attribute__((always_inline)) int weft_ofi_p_inline(int seg, uint64_t off,
+                                                                   const void *value, size_t len,
+                                                                   int pe)
+{
+    if (!WEFT_LIKELY(off < weft_ofi_fast.p_limit[seg]))
+        return 0;
+    struct weft_ofi_tx_head *h = weft_ofi_head(&weft_ofi_tx0);
+    memcpy(&weft_ofi_fast.p.bits, value, len <= 8 ? len : 8);
+    weft_ofi_fast.p.off = off;
+    weft_ofi_fast.p.pe = pe;
+    __atomic_store_n(&h->w_issued, h->w_issued + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->state.why[WEFT_OFI_TX_PUTS], 1, __ATOMIC_RELAXED);
+    if (WEFT_UNLIKELY(fi_inject_write(h->ep, &weft_ofi_fast.p.bits, len, (fi_addr_t)pe,
+                                      weft_ofi_fast.rbase[seg] + off, weft_ofi_fast.rkey[seg])))
+        weft_ofi_p_again(seg, len);
+    return 1;
+}
 /* A put of at most WEFT_FAST_MAX bytes to the heap through the default
  * context, from the API (coalesced where weft_ofi.put.coalesce; the
  * collectives' own puts never are): weft_ofi_put or _put_nbi otherwise. */
@@ -173,6 +264,26 @@ size_t weft_ofi_count_max_write(void);
 void weft_ofi_progress_settled(void);
 void weft_ofi_quiet(struct weft_ofi_tx *tx);
 void weft_ofi_fence(struct weft_ofi_tx *tx);
+/* The default context's quiet once its state is not 0 (ofi_rma.c): after
+ * inline injected puts alone, one read of the write counter; the whole
+ * quiet when they are not complete yet or anything else is outstanding. */
+void weft_ofi_quiet_default(void);
+/* quiet: nothing to do at one test, else out of line (a call inside would
+ * give the caller a stack frame on the idle path too). */
+static inline void weft_ofi_quiet_inline(struct weft_ofi_tx *tx)
+{
+    if (__atomic_load_n(&weft_ofi_head(tx)->state.word, __ATOMIC_ACQUIRE)) {
+        if (tx == &weft_ofi_tx0)
+            weft_ofi_quiet_default();
+        else
+            weft_ofi_quiet(tx);
+    }
+}
+static inline void weft_ofi_quiet_tx0(void)
+{
+    if (__atomic_load_n(&weft_ofi_head(&weft_ofi_tx0)->state.word, __ATOMIC_ACQUIRE))
+        weft_ofi_quiet_default();
+}
 
 /* Make progress on incoming requests (software atomics, provider manual
  * progress). Called by every wait loop. Cheap when there is nothing to do. */

@@ -272,7 +272,7 @@ static void signal_add_handler(int src, uint32_t a0, const uint64_t *args, int n
  * wrong sums on libfabric 1.17 shm: docs/providers.md). */
 static inline void amo_injected(struct weft_ofi_tx *tx, int pe)
 {
-    tx->w_issued++;
+    weft_ofi_count_write(tx);
     weft_ofi_set_active(tx, 1);
     if (!weft_ofi.order.inject_atomic_acked)
         weft_ofi_mark_dirty(tx, pe);

@@ -375,9 +375,14 @@ static uint64_t cma_applied(void)
            __atomic_load_n(&weft_ofi.progress.msgs_served, __ATOMIC_RELAXED);
 }
 
+/* The quiets that completed something, plus the default context's
+ * issued writes: its quiet after inline puts alone (weft_ofi_quiet_default)
+ * completes them without counting itself, and none completes without one
+ * issued since the last look. */
 static uint64_t cma_quiets(void)
 {
-    return __atomic_load_n(&weft_ofi.progress.quiets, __ATOMIC_RELAXED);
+    return __atomic_load_n(&weft_ofi.progress.quiets, __ATOMIC_RELAXED) +
+           __atomic_load_n(&weft_ofi_tx0.w_issued, __ATOMIC_RELAXED);
 }
 
 static uint64_t cma_issued(const struct weft_ofi_tx *tx)

@@ -271,4 +271,5 @@ void weft_ofi_coal_init(int thread_on)
     weft_scale_note(WEFT_SCALE_COAL_DIRTY, (size_t)weft_rt.n_pes * (1 + sizeof(int)));
     weft_scale_set_when(WEFT_SCALE_WHEN_COALESCE, 1);
     weft_ofi.put.scalar_inject = 0; /* shmem_TYPE_p takes weft_ofi_put_scalar's slow branch */
+    memset(weft_ofi_fast.p_limit, 0, sizeof weft_ofi_fast.p_limit);
 }

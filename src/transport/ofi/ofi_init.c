@@ -17,6 +17,7 @@
 #include "transport/ofi/ofi_msg.h"
 
 struct weft_ofi_state weft_ofi = {.progress.wait_fd = -1}; /* no descriptor before init */
+struct weft_ofi_fast weft_ofi_fast;
 
 /* 1: open the CQ with FI_WAIT_FD for the progress thread (see open_cq). */
 #define WEFT_OFI_CQ_WAIT_FD 0
@@ -528,6 +529,27 @@ static int progress_thread_decision(int thread_on)
     return thread_on;
 }
 
+/* shmem_TYPE_p injected inline (ofi.h, weft_ofi_fast) where its count is
+ * all its bookkeeping: injects to a PE queue in order behind which quiet
+ * need not flush (no mark), tx0 has no lock and no coalescing, and one key
+ * and base per segment serve every PE. This PE itself is never written
+ * this way (its own segments are in the direct path's tables), so the
+ * mark injects_queued_in_order leaves it does not matter. */
+static void decide_inline_puts(void)
+{
+    memset(&weft_ofi_fast, 0, sizeof weft_ofi_fast);
+    if (weft_ofi_tx0.shared || weft_ofi.put.coalesce || weft_ofi.addr.per_pe ||
+        !weft_ofi.order.injects_queued_in_order || weft_ofi.put.scalar_inject < sizeof(uint64_t))
+        return;
+    for (int s = 0; s < WEFT_NSEGS; s++) {
+        size_t size = weft_rt.seg[s].size;
+        /* The API's fast limits (runtime/init.c), set after this. */
+        weft_ofi_fast.p_limit[s] = size > WEFT_FAST_MAX ? size - WEFT_FAST_MAX : 0;
+        weft_ofi_fast.rbase[s] = weft_ofi_raddr(0, s, 0);
+        weft_ofi_fast.rkey[s] = weft_ofi_rkey(0, s);
+    }
+}
+
 /* What runs on the endpoint: the message layer's receives, atomics,
  * contexts, coalescing, the progress thread; then the first barrier (every
  * PE's receives posted before anyone sends) and the reachability check. */
@@ -540,6 +562,7 @@ static int start_services(int thread_on)
     weft_ofi_ctx_init();
     thread_on = progress_thread_decision(thread_on);
     weft_ofi_coal_init(thread_on);
+    decide_inline_puts();
     weft_ofi_wait_obj_init();
     if (thread_on && weft_ofi_thread_start() != 0)
         return -1;
@@ -552,6 +575,7 @@ static int start_services(int thread_on)
 int weft_ofi_init(int thread_multiple)
 {
     memset(&weft_ofi, 0, sizeof weft_ofi);
+    memset(&weft_ofi_fast, 0, sizeof weft_ofi_fast);
     weft_ofi.progress.wait_fd = -1; /* until weft_ofi_wait_obj_init finds the CQ's */
     pthread_mutex_init(&weft_ofi.ctx.lock, NULL);
     if (all_pes_direct()) {
@@ -630,6 +654,7 @@ void weft_ofi_fini(void)
     if (!weft_ofi.fab.info)
         return;
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
+    memset(weft_ofi_fast.p_limit, 0, sizeof weft_ofi_fast.p_limit); /* the general paths now */
     if (tx->ep)
         weft_ofi_quiet(tx);
     /* Contexts the program did not destroy complete now, while every peer

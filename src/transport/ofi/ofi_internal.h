@@ -44,19 +44,23 @@ enum weft_ofi_rc {
  * the 4 KiB of operand slots of non-blocking fetching atomics. */
 struct weft_ofi_tx {
     /* ---- hot head ---------------------------------------------------- */
-    struct weft_ofi_tx_head head; /* first: read inline through ofi.h */
+    union { /* first: read inline through ofi.h; here by field name too */
+        struct weft_ofi_tx_head head;
+        struct {
+            WEFT_OFI_TX_HEAD_FIELDS
+        };
+    };
     /* What weft_ofi_tx_enter (and the inject fast path of put_nbi) must
      * look at: WEFT_TX_SHARED (= shared) | WEFT_TX_COALESCED (puts waiting
      * in coal_buf or in flight, ofi_coalesce.c). One test for both. */
     int enter_slow;
-    struct fid_ep *ep;
-    struct fid_cntr *wcntr; /* FI_WRITE: writes, non-fetching atomics */
     struct fid_cntr *rcntr; /* FI_READ: reads, fetching/compare atomics */
-    uint64_t w_issued, r_issued; /* ops posted that count on wcntr/rcntr */
-    /* The counters' success counts when last read: a wait for no more than
-     * that returns without calling the provider (whose counter read
-     * progresses and locks: about 100 instructions on shm). */
-    uint64_t w_done_seen, r_done_seen;
+    uint64_t r_issued;      /* ops posted that count on rcntr (wcntr's: the head) */
+    /* The counters' success counts when last read (wcntr's: the head): a
+     * wait for no more than that returns without calling the provider
+     * (whose counter read progresses and locks: about 100 instructions on
+     * shm). */
+    uint64_t r_done_seen;
     /* PEs that need a flush read at the next quiet. */
     uint8_t *dirty;
     int *dirty_list;
@@ -139,6 +143,14 @@ struct weft_ofi_tx {
     uint64_t nbi_slot[WEFT_OFI_NBI_SLOTS][2];
 };
 
+/* A write that counts on tx's wcntr was posted. The progress thread reads
+ * tx0's count (the application is busy while it moves), so every store to
+ * it is atomic: a plain load, add and store, no locked instruction. */
+static inline void weft_ofi_count_write(struct weft_ofi_tx *tx)
+{
+    __atomic_store_n(&tx->w_issued, tx->w_issued + 1, __ATOMIC_RELAXED);
+}
+
 /* Take and release a tx around one operation; free for unshared txs. */
 enum { WEFT_TX_SHARED = 1, WEFT_TX_COALESCED = 2 };
 void weft_ofi_tx_enter_slow(struct weft_ofi_tx *tx);
@@ -157,16 +169,20 @@ static inline void weft_ofi_tx_set_shared(struct weft_ofi_tx *tx, int shared)
 {
     tx->shared = shared;
     tx->enter_slow = shared ? WEFT_TX_SHARED : 0;
+    tx->state.word = shared ? weft_ofi_tx_state_only(WEFT_OFI_TX_LOCKED) : 0;
 }
-/* head.active is read without the lock by the inline quiet (ofi.h), so every
- * write is an atomic store (the same single store instruction); clearing
- * releases what the quiet completed (see weft_ofi_active). */
+/* state is read without the lock by the inline quiet (ofi.h), so every
+ * write is an atomic store (the same single store instruction); clearing,
+ * which a whole quiet does for the inline puts too, releases what the
+ * quiet completed (see union weft_ofi_tx_state). */
 static inline void weft_ofi_set_active(struct weft_ofi_tx *tx, int on)
 {
-    if (on)
-        __atomic_store_n(&tx->head.active, 1, __ATOMIC_RELAXED);
-    else
-        __atomic_store_n(&tx->head.active, 0, __ATOMIC_RELEASE);
+    if (on) {
+        __atomic_store_n(&tx->state.why[WEFT_OFI_TX_ACTIVE], 1, __ATOMIC_RELAXED);
+    } else {
+        __atomic_store_n(&tx->state.why[WEFT_OFI_TX_PUTS], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&tx->state.why[WEFT_OFI_TX_ACTIVE], 0, __ATOMIC_RELEASE);
+    }
 }
 
 /* The provider orderings fence relies on: RMA writes and atomics

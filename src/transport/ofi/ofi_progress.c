@@ -17,8 +17,9 @@
  * (measured: put + quiet 73 us instead of 3 on 2 cores). So:
  *
  *  - application polls and injected puts and atomics are counted
- *    (app_polls, weft_ofi_note_app_activity); the thread looks at the
- *    count each time it wakes: when it moved, or an application thread
+ *    (app_polls, weft_ofi_note_app_activity; the default context's inline
+ *    puts by its write count alone, app_activity); the thread looks at
+ *    the count each time it wakes: when it moved, or an application thread
  *    is inside a drain right now (one long call, such as shm copying a
  *    4 MiB write, moves no count), an application thread is driving
  *    progress or streaming operations, and the thread stands down,
@@ -210,6 +211,15 @@ static int wait_for_peer(int ms)
     return 0;
 }
 
+/* What application threads did in weft: their polls and injected puts
+ * and atomics (app_polls), and the default context's inline puts, which
+ * count only themselves. */
+static unsigned long app_activity(void)
+{
+    return __atomic_load_n(&weft_ofi.progress.app_polls, __ATOMIC_RELAXED) +
+           (unsigned long)__atomic_load_n(&weft_ofi_tx0.w_issued, __ATOMIC_RELAXED);
+}
+
 static void *progress_main(void *arg)
 {
     (void)arg;
@@ -217,10 +227,10 @@ static void *progress_main(void *arg)
     if (interval < 1)
         interval = 1;
     long long standdown = interval;
-    unsigned long seen = __atomic_load_n(&weft_ofi.progress.app_polls, __ATOMIC_RELAXED);
+    unsigned long seen = app_activity();
     int use_fd = weft_ofi.progress.wait_fd >= 0;
     while (!__atomic_load_n(&weft_ofi.progress.thread_stop, __ATOMIC_ACQUIRE)) {
-        unsigned long now = __atomic_load_n(&weft_ofi.progress.app_polls, __ATOMIC_RELAXED);
+        unsigned long now = app_activity();
         /* Inside one long drain an application thread moves no count
          * but holds progress_lock; a thread that took its turn then would
          * spin on the provider's lock (shm put bandwidth at 2-4 MiB: 5-7
@@ -247,7 +257,7 @@ static void *progress_main(void *arg)
         /* The count before the wait: polls made during it are what the
          * next turn looks for (read after it, they would never be seen,
          * and the thread would never stand down). */
-        seen = __atomic_load_n(&weft_ofi.progress.app_polls, __ATOMIC_RELAXED);
+        seen = app_activity();
         /* Bounded, so that stop and the contexts' pokes are seen. */
         int ms = (int)(interval / 1000) + 1;
         if (use_fd && wait_for_peer(ms < 10 ? 10 : ms) != 0)

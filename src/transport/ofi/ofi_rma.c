@@ -62,7 +62,7 @@ static void bounce_put(struct weft_ofi_tx *tx, int seg, uint64_t off, const char
             weft_ofi_retry_wait(tx, &r, "fi_write", pe);
         if (rc)
             weft_ofi_fail("fi_write", pe, rc);
-        tx->w_issued++;
+        weft_ofi_count_write(tx);
         weft_ofi_set_active(tx, 1);
         weft_ofi_wait_writes(tx, "shmem_put");
         src += c;
@@ -104,7 +104,7 @@ static void bounce_get(struct weft_ofi_tx *tx, char *dst, int seg, uint64_t off,
  * told the application is busy. */
 static inline void injected_put_issued(struct weft_ofi_tx *tx, int pe)
 {
-    tx->w_issued++;
+    weft_ofi_count_write(tx);
     weft_ofi_set_active(tx, 1);
     weft_ofi_mark_dirty(tx, pe);
     weft_ofi_note_app_activity();
@@ -138,7 +138,7 @@ struct scalar_put {
 static __attribute__((cold, noinline)) void put_scalar_again(int seg, const struct scalar_put *p)
 {
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
-    tx->w_issued--;
+    __atomic_store_n(&tx->w_issued, tx->w_issued - 1, __ATOMIC_RELAXED);
     uint64_t bits = p->bits;
     weft_ofi_put_or_coalesce(tx, seg, p->off, &bits, p->len, p->pe, 0);
 }
@@ -168,6 +168,12 @@ static inline __attribute__((always_inline)) void put_scalar(int seg, uint64_t o
         return;
     }
     weft_ofi_put_or_coalesce(tx, seg, off, &bits, len, pe, 0);
+}
+
+void weft_ofi_p_again(int seg, size_t len)
+{
+    struct scalar_put p = {weft_ofi_fast.p.bits, weft_ofi_fast.p.off, len, weft_ofi_fast.p.pe};
+    put_scalar_again(seg, &p);
 }
 
 void weft_ofi_put_scalar(uint64_t off, uint64_t bits, size_t len, int pe)
@@ -234,7 +240,7 @@ void weft_ofi_notify(struct weft_ofi_tx *tx, int seg, uint64_t off, uint64_t val
         weft_ofi_retry_wait(tx, &r, "fi_inject_write", pe);
     if (WEFT_UNLIKELY(rc))
         weft_ofi_fail("fi_inject_write", pe, rc);
-    tx->w_issued++;
+    weft_ofi_count_write(tx);
     weft_ofi_set_active(tx, 1);
     weft_ofi_tx_leave(tx);
 }
@@ -313,7 +319,7 @@ void weft_ofi_put_via_ep(struct weft_ofi_tx *tx, int seg, uint64_t off, const vo
             weft_ofi_retry_wait(tx, &r, "fi_write", pe);
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_write", pe, rc);
-        tx->w_issued++;
+        weft_ofi_count_write(tx);
         weft_ofi_note_write(tx, c);
         weft_ofi_set_active(tx, 1);
         weft_ofi_note_app_activity();
@@ -472,7 +478,7 @@ static void post_msg(struct weft_ofi_tx *tx, int write, int flushed, struct iove
     if (WEFT_UNLIKELY(rc))
         weft_ofi_fail(what, pe, rc);
     if (write) {
-        tx->w_issued++;
+        weft_ofi_count_write(tx);
         tx->large_since_quiet = 1; /* several elements: may exceed inject */
     } else {
         tx->r_issued++;
@@ -688,6 +694,21 @@ void weft_ofi_quiet(struct weft_ofi_tx *tx)
     weft_ofi_tx_leave(tx);
 }
 
+void weft_ofi_quiet_default(void)
+{
+    struct weft_ofi_tx *tx = &weft_ofi_tx0;
+    /* The issued count is read again after the provider's call rather
+     * than held in a register across it. */
+    if (__atomic_load_n(&tx->state.word, __ATOMIC_ACQUIRE) ==
+        weft_ofi_tx_state_only(WEFT_OFI_TX_PUTS)) {
+        if (WEFT_LIKELY(fi_cntr_read(tx->wcntr) >= tx->w_issued)) {
+            __atomic_store_n(&tx->state.why[WEFT_OFI_TX_PUTS], 0, __ATOMIC_RELEASE);
+            return;
+        }
+    }
+    weft_ofi_quiet(tx);
+}
+
 /* The fence's cases that need no completion now (see weft_ofi_fence):
  * 1 when one applies (a deferred fence marked on tx), 0 when the fence
  * must complete like quiet. */
@@ -771,7 +792,7 @@ void weft_ofi_put_count(struct weft_ofi_tx *tx, int seg, uint64_t off, const voi
             weft_ofi_retry_wait(tx, &r, "fi_inject_writedata", pe);
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_inject_writedata", pe, rc);
-        tx->w_issued++;
+        weft_ofi_count_write(tx);
         weft_ofi_set_active(tx, 1);
         weft_ofi_mark_dirty(tx, pe);
     } else {
@@ -789,7 +810,7 @@ void weft_ofi_put_count(struct weft_ofi_tx *tx, int seg, uint64_t off, const voi
             weft_ofi_retry_wait(tx, &r, "fi_writedata", pe);
         if (WEFT_UNLIKELY(rc))
             weft_ofi_fail("fi_writedata", pe, rc);
-        tx->w_issued++;
+        weft_ofi_count_write(tx);
         tx->large_since_quiet = 1;
         weft_ofi_set_active(tx, 1);
         if (flushed)
