@@ -496,6 +496,14 @@ static char *hw_summary(double *load_ms)
     hwloc_topology_set_cache_types_filter(t, HWLOC_TYPE_FILTER_KEEP_NONE);
     hwloc_topology_set_icache_types_filter(t, HWLOC_TYPE_FILTER_KEEP_NONE);
     hwloc_topology_set_type_filter(t, HWLOC_OBJ_L3CACHE, HWLOC_TYPE_FILTER_KEEP_ALL);
+#if defined(__linux__) && HWLOC_API_VERSION >= 0x00020100
+    /* Linux's sysfs names the packages, NUMA nodes and L3 caches; hwloc's
+     * x86 backend would also move this thread to every CPU in turn to run
+     * cpuid there, waiting for each one on a busy host (20-25 ms per CPU
+     * here under load). HWLOC_COMPONENTS, when set, decides instead. */
+    if (!getenv("HWLOC_COMPONENTS"))
+        (void)hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
+#endif
     if (hwloc_topology_load(t) != 0) {
         hwloc_topology_destroy(t);
         return NULL;

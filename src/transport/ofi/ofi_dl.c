@@ -9,11 +9,15 @@
  * least the headers' version (fi_getinfo refuses a newer API version).
  * Where the build read no symbol versions, the default symbols are taken
  * and only the headers' major version is loaded. It also keeps libfabric's
- * start from reading the kernel's symbol table (hide_kernel_symbols). */
+ * start from reading the kernel's symbol table (hide_kernel_symbols) and,
+ * where no PSM device can be used, from starting the PSM libraries it is
+ * linked with (load_stand_ins). */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -40,22 +44,130 @@ int weft_ofi_loaded(void)
     return lib != NULL;
 }
 
+/* ---- Stand-ins for the PSM libraries -------------------------------------
+ * A libfabric linked with libpsm_infinipath.so.1 and libpsm2.so.2 (Debian's)
+ * makes every process that loads it run their constructors, which measure
+ * the CPU clock for 0.1 s each in 125 us sleeps: 0.2 s of every PE's start
+ * and about 1,500 context switches, before libfabric's first line. Where
+ * neither psm nor psm2 can be the provider, libweft first loads stand-ins
+ * built with the same sonames (cmake/FabricStandIns.cmake: every function
+ * libfabric imports, failing), and the dynamic linker hands them to
+ * libfabric in place of the real ones: those providers find no device, as
+ * they would have. They can be the provider when WEFT_FABRIC_PSM=load,
+ * when FI_PROVIDER names one of them (or is an exclusion list, ^...), or
+ * when an Omni-Path (hfi1) or QLogic (qib) adapter is present and
+ * FI_PROVIDER is unset. */
+#ifndef WEFT_FABRIC_STAND_INS
+#define WEFT_FABRIC_STAND_INS ""
+#endif
+static void *stand_in[4];
+static int n_stand_in;
+
+static int psm_adapter_present(void)
+{
+    DIR *d = opendir("/sys/class/infiniband");
+    if (!d)
+        return 0;
+    int found = 0;
+    for (struct dirent *e; !found && (e = readdir(d));)
+        found = !strncmp(e->d_name, "hfi1", 4) || !strncmp(e->d_name, "qib", 3);
+    closedir(d);
+    return found;
+}
+
+static int psm_may_be_provider(void)
+{
+    const char *want = weft_tun_str(WEFT_TUN_FABRIC_PSM);
+    if (!strcmp(want, "load"))
+        return 1;
+    if (!strcmp(want, "skip"))
+        return 0;
+    if (strcmp(want, "auto"))
+        weft_fatal("shmem_init", "WEFT_FABRIC_PSM=%s: expected auto, load or skip", want);
+    const char *prov = getenv("FI_PROVIDER");
+    if (prov && *prov && *prov != '^')
+        return strstr(prov, "psm") != NULL;
+    return psm_adapter_present();
+}
+
+/* The directory libweft was loaded from, with a slash: "" if unknown. */
+static void libweft_dir(char *dir, size_t cap)
+{
+    Dl_info info;
+    dir[0] = '\0';
+    if (!dladdr((void *)libweft_dir, &info) || !info.dli_fname)
+        return;
+    const char *slash = strrchr(info.dli_fname, '/');
+    if (slash && (size_t)(slash - info.dli_fname) + 1 < cap)
+        snprintf(dir, cap, "%.*s/", (int)(slash - info.dli_fname), info.dli_fname);
+}
+
+static void unload_stand_ins(void)
+{
+    while (n_stand_in > 0)
+        dlclose(stand_in[--n_stand_in]);
+}
+
+static void load_stand_ins(void)
+{
+    if (psm_may_be_provider() || !*WEFT_FABRIC_STAND_INS)
+        return;
+    char dir[4096];
+    libweft_dir(dir, sizeof dir);
+    if (!*dir)
+        return;
+    const char *names = WEFT_FABRIC_STAND_INS;
+    while (*names && n_stand_in < (int)(sizeof stand_in / sizeof *stand_in)) {
+        size_t len = strcspn(names, ":");
+        char path[4096 + 256];
+        snprintf(path, sizeof path, "%sweft-fabric/%.*s", dir, (int)len, names);
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            weft_debug("ofi: no stand-in %s (%s): the real library starts", path, dlerror());
+            unload_stand_ins();
+            return;
+        }
+        stand_in[n_stand_in++] = h;
+        names += len + (names[len] == ':');
+    }
+    weft_debug("ofi: libfabric loads weft's stand-ins for %s (WEFT_FABRIC_PSM=load: the real "
+               "ones)", WEFT_FABRIC_STAND_INS);
+}
+
 int weft_ofi_load(void)
 {
     if (lib || tried)
         return lib ? 0 : -1;
     tried = 1;
     char err[512] = "";
+    load_stand_ins();
+    for (int attempt = 0; !lib && attempt < 2; attempt++) {
+        if (attempt == 1) {
+            /* A libfabric importing more than the stand-ins offer (another
+             * build than the one weft was built against): the real ones. */
+            if (!n_stand_in)
+                break;
+            weft_debug("ofi: libfabric refused weft's stand-ins (%s): loading the real PSM "
+                       "libraries", err);
+            unload_stand_ins();
+            err[0] = '\0';
+        }
 #ifdef WEFT_FABRIC_LIBDIR
-    lib = dlopen(WEFT_FABRIC_LIBDIR "/libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib)
-        snprintf(err, sizeof err, "%s; ", dlerror());
+        lib = dlopen(WEFT_FABRIC_LIBDIR "/libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (!lib)
+            snprintf(err, sizeof err, "%s; ", dlerror());
 #endif
-    if (!lib)
-        lib = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (!lib) {
+            lib = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+            if (!lib) {
+                size_t used = strlen(err);
+                snprintf(err + used, sizeof err - used, "%s", dlerror());
+            }
+        }
+    }
     if (!lib) {
         weft_warn("shmem_init", "cannot load libfabric, needed for PEs on other nodes or with "
-                  "WEFT_ONNODE=0: %s%s", err, dlerror());
+                  "WEFT_ONNODE=0: %s", err);
         return -1;
     }
     uint32_t (*version)(void);
@@ -109,6 +221,7 @@ int weft_ofi_load(void)
     if (!ok) {
         dlclose(lib);
         lib = NULL;
+        unload_stand_ins();
         return -1;
     }
     weft_debug("ofi: loaded libfabric %u.%u (API %d.%d)", FI_MAJOR(loaded), FI_MINOR(loaded),

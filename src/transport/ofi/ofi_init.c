@@ -118,21 +118,14 @@ static int register_segments(struct peer_blob *mine)
  * path on): nothing will ever go through libfabric, so it is not opened at
  * all - no provider region in /dev/shm that a crash could leave behind, no
  * listening socket. All PEs must agree, since a PE that used libfabric
- * would need endpoints on the others. */
+ * would need endpoints on the others, and they do without another
+ * exchange: one host is decided from the host cards every PE gathered, and
+ * all_direct from the on-node verdicts every PE gathered (a segment is kept
+ * only where every PE of the node mapped it, onnode.c), both read the same
+ * way everywhere. */
 static int all_pes_direct(void)
 {
-    if (!weft_onnode.all_direct || !weft_rt.single_node)
-        return 0;
-    int n = weft_rt.n_pes, mine = 1, ok = 1;
-    if (n == 1)
-        return 1;
-    int *all = malloc((size_t)n * sizeof *all);
-    if (!all || weft_boot_allgather("weft-direct", &mine, all, sizeof mine) != 0)
-        ok = 0;
-    for (int pe = 0; ok && pe < n; pe++)
-        ok = all[pe] == 1;
-    free(all);
-    return ok;
+    return weft_onnode.all_direct && weft_rt.single_node;
 }
 
 int weft_ofi_unused(void)
