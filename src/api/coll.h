@@ -17,6 +17,7 @@
 #define WEFT_API_COLL_H
 
 #include "runtime/team.h"
+#include "runtime/hier_choice.h"
 #include "api/api.h"
 
 typedef void (*weft_red_fn)(void *out, const void *a, const void *b, size_t n);
@@ -32,8 +33,13 @@ struct weft_coll {
     uint64_t foff;
     uint64_t *expect;       /* signals awaited so far, per counter */
     int psync;              /* counters are a user pSync */
+    int remap;              /* counter indices remapped: a pSync, or the node
+                             * leaders' own counters (WEFT_COLL_REMAP_*) */
     uint64_t psync_expect[WEFT_TF_COUNT];
 };
+
+#define WEFT_COLL_REMAP_PSYNC 1
+#define WEFT_COLL_REMAP_LEADERS 2
 
 /* Team mode session: returns 0, or -1 if team is SHMEM_TEAM_INVALID. It
  * first waits for the team's non-blocking collectives still queued. */
@@ -81,6 +87,16 @@ static inline struct weft_hier *weft_coll_hier_of(struct weft_coll *c)
     if (c->psync || (c->team->hier_checked && !c->team->hier))
         return NULL;
     return c->team->hier ? c->team->hier : weft_coll_hier_make(c);
+}
+/* The hierarchy for this kind of call moving bytes (runtime/hier_choice.c
+ * decides), else NULL: flat. */
+int weft_coll_hier_wins(struct weft_coll *c, struct weft_hier *h, enum weft_hier_kind kind,
+                        size_t bytes);
+static inline struct weft_hier *weft_coll_hier_for(struct weft_coll *c, enum weft_hier_kind kind,
+                                                   size_t bytes)
+{
+    struct weft_hier *h = weft_coll_hier_of(c);
+    return h && weft_coll_hier_wins(c, h, kind, bytes) ? h : NULL;
 }
 void weft_coll_hier_free(struct weft_team *t);
 void weft_coll_hier_barrier(struct weft_coll *c, struct weft_hier *h);

@@ -102,6 +102,7 @@ void weft_coll_team_session(struct weft_coll *c, const char *call, struct weft_t
     c->n = team->size;
     c->me = team->my_pe;
     c->psync = 0;
+    c->remap = 0;
     c->expect = team->expect;
     if (team->slot >= 0) {
         c->flags = weft_team_flags(team->slot);
@@ -152,20 +153,43 @@ void weft_coll_aset_begin(struct weft_coll *c, struct weft_team *as, const char 
     c->fseg = seg;
     c->foff = off;
     c->psync = 1;
+    c->remap = WEFT_COLL_REMAP_PSYNC;
     memset(c->psync_expect, 0, sizeof c->psync_expect);
     c->expect = c->psync_expect;
 }
 
-/* Counter index: identity in a team slot; folded into the 64 longs of a
- * pSync (barrier rounds 0-30; broadcast and fcollect READY 31, the round a
- * barrier of fewer than 2^31 PEs never reaches; broadcast/fcollect/scan
- * rounds 32-62; UP 63).
+/* The node leaders' session (coll_hier.c): the barrier, broadcast and
+ * reduction counters moved to the leaders' own range. The leaders run
+ * nothing else, and their rounds stay below WEFT_HIER_LEAD_ROUNDS. */
+static int leaders_cidx(const struct weft_coll *c, int idx)
+{
+    if (idx >= WEFT_TF_BARRIER && idx < WEFT_TF_BARRIER + WEFT_HIER_LEAD_ROUNDS)
+        return WEFT_TF_L_BARRIER + (idx - WEFT_TF_BARRIER);
+    if (idx >= WEFT_TF_BCAST && idx < WEFT_TF_BCAST + WEFT_HIER_LEAD_ROUNDS)
+        return WEFT_TF_L_BCAST + (idx - WEFT_TF_BCAST);
+    if (idx >= WEFT_TF_RED_ROUND && idx < WEFT_TF_RED_ROUND + WEFT_HIER_LEAD_ROUNDS)
+        return WEFT_TF_L_RED_ROUND + (idx - WEFT_TF_RED_ROUND);
+    if (idx == WEFT_TF_READY)
+        return WEFT_TF_L_READY;
+    if (idx == WEFT_TF_RED_PRE)
+        return WEFT_TF_L_RED_PRE;
+    if (idx == WEFT_TF_RED_POST)
+        return WEFT_TF_L_RED_POST;
+    weft_fatal(c->call, "internal error: counter %d has no node leaders' slot", idx);
+}
+
+/* Counter index: identity in a team slot; the leaders' range for the node
+ * leaders' session; folded into the 64 longs of a pSync (barrier rounds
+ * 0-30; broadcast and fcollect READY 31, the round a barrier of fewer than
+ * 2^31 PEs never reaches; broadcast/fcollect/scan rounds 32-62; UP 63).
  * Routines that share a region never run on one pSync at once (the spec
  * requires the pSync to be free). */
 static inline int cidx(const struct weft_coll *c, int idx)
 {
-    if (!c->psync)
+    if (!c->remap)
         return idx;
+    if (c->remap == WEFT_COLL_REMAP_LEADERS)
+        return leaders_cidx(c, idx);
     if (idx == WEFT_TF_READY || idx == WEFT_TF_GATHER_READY)
         return 31;
     if (idx < WEFT_TF_BCAST)
@@ -284,7 +308,7 @@ void weft_coll_barrier(struct weft_coll *c)
     int n = c->n, me = c->me;
     if (n <= 1)
         return;
-    struct weft_hier *h = weft_coll_hier_of(c);
+    struct weft_hier *h = weft_coll_hier_for(c, WEFT_HIER_BARRIER, 0);
     if (h) {
         weft_coll_hier_barrier(c, h);
         return;
@@ -309,7 +333,7 @@ void weft_coll_bcast(struct weft_coll *c, void *dest, const void *source, size_t
         return;
     struct weft_hier *h;
     if ((flags & WEFT_BCAST_ROOT_COPIES) && (flags & WEFT_BCAST_WAIT_READY) &&
-        (h = weft_coll_hier_of(c))) {
+        (h = weft_coll_hier_for(c, WEFT_HIER_BCAST, len))) {
         weft_coll_hier_bcast(c, h, dest, source, len, root);
         return;
     }
@@ -443,7 +467,7 @@ void weft_coll_fcollect(struct weft_coll *c, void *dest, const void *source, siz
         return;
     char *d = dest;
     struct weft_hier *h;
-    if (n > 1 && (h = weft_coll_hier_of(c))) {
+    if (n > 1 && (h = weft_coll_hier_for(c, WEFT_HIER_FCOLLECT, len))) {
         weft_coll_hier_fcollect(c, h, dest, source, len);
         return;
     }
@@ -855,7 +879,7 @@ void weft_coll_allreduce(struct weft_coll *c, void *dest, const void *source, si
     struct weft_hier *h;
     if (c->psync)
         allreduce_tree(c, dest, source, count, esz, op);
-    else if ((h = weft_coll_hier_of(c)))
+    else if ((h = weft_coll_hier_for(c, WEFT_HIER_REDUCE, count * esz)))
         weft_coll_hier_allreduce(c, h, dest, source, count, esz, op);
     else if (esz <= WEFT_RSAG_SPOT &&
              count * esz >= reduce_scatter_min())

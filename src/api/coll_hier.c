@@ -5,33 +5,30 @@
  * run the flat algorithms of coll_engine.c among themselves over libfabric,
  * and each leader hands the outcome back to its node.
  *
- * Counters: each call, a member waits for one WEFT_TF_H_DOWN from its
- * leader. In barrier, reduction and fcollect it first signals WEFT_TF_H_UP
- * at the leader on entry (its dest is then free to write, and what it
- * contributes is in its own dest), and DOWN is the leader's last action
- * for it. In broadcast, DOWN says the result is in the leader's dest, and
- * the member signals WEFT_TF_H_READ once it has copied it out (a root that
- * is not the leader signals UP on entry instead): the leaders start
- * without waiting for their nodes to arrive, and a leader returns (its
- * dest is the caller's again) once its members are done reading. READ has
- * a counter of its own, since a member may already enter its next call,
- * and signal UP, while the others still read.
+ * Counters: each call, a member signals WEFT_TF_H_UP at its leader on
+ * entry (its dest is then free to write, and what it contributes is in
+ * its own dest) and waits for one WEFT_TF_H_DOWN, the leader's last action
+ * for it. Every algorithm here costs a member those two hops and no more:
+ * the leader reads what members contribute in place through the mapping
+ * and writes their results straight into their dest (the broadcast too:
+ * its leaders move the data among themselves before they look at their
+ * members, and the members never gate the leaders' next call).
  *
  * The leaders' session is the team's own slot seen through a team of the
- * leaders: on a team that uses the hierarchy the flat counters
- * (barrier, broadcast, reduction rounds) are only ever used by the leaders,
- * so each keeps one writer, as team.h requires. Counts only grow, so a
- * member's next arrival may reach the leader before it has finished the
- * current call.
+ * leaders, with counters of its own (team.h's WEFT_TF_L_*), so flat calls
+ * on the same team (runtime/hier_choice.c picks per collective and size)
+ * never share a counter with the leaders' rounds, and each keeps one
+ * writer, as team.h requires. Counts only grow, so a member's next arrival
+ * may reach the leader before it has finished the current call.
  *
- * Used when WEFT_COLL_HIER is on, the team has a scratch slot, spans more
+ * Used when WEFT_COLL_HIER is not 0, the team has a scratch slot, spans more
  * than one node (runtime/topology.c: real hosts, or WEFT_TOPOLOGY's
- * simulated ones), and some node holds two of its PEs. */
+ * simulated ones) but at most 2^WEFT_HIER_LEAD_ROUNDS, and some node holds
+ * two of its PEs; then per call where runtime/hier_choice.c says so. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/coll.h"
-#include "core/tunables.h"
 #include "runtime/topology.h"
 
 struct weft_hier {
@@ -44,14 +41,6 @@ struct weft_hier {
 };
 
 static struct weft_ctx *const hctx = &weft_ctx_default;
-
-static int hier_enabled(void)
-{
-    static int on = -1;
-    if (on < 0)
-        on = weft_tun_bool(WEFT_TUN_COLL_HIER);
-    return on;
-}
 
 static void *hier_alloc(size_t n, size_t size)
 {
@@ -68,7 +57,7 @@ struct weft_hier *weft_coll_hier_make(struct weft_coll *c)
         return NULL; /* start-up barriers: decide once the topology is known */
     t->hier_checked = 1;
     int n = t->size;
-    if (t->slot < 0 || n < 3 || !hier_enabled())
+    if (t->slot < 0 || n < 3 || weft_hier_mode() == 0)
         return NULL;
     const int *ids = weft_topology_ids(WEFT_TOPO_NODE);
     int ndom = weft_topology_count(WEFT_TOPO_NODE);
@@ -79,7 +68,7 @@ struct weft_hier *weft_coll_hier_make(struct weft_coll *c)
         if (!node_lead[d])
             node_lead[d] = ++nnodes;
     }
-    if (nnodes < 2 || nnodes == n) {
+    if (nnodes < 2 || nnodes == n || nnodes > 1 << WEFT_HIER_LEAD_ROUNDS) {
         free(node_lead);
         return NULL;
     }
@@ -138,6 +127,13 @@ static void leaders_session(struct weft_coll *lc, const struct weft_coll *c, str
     lc->team = &h->leaders;
     lc->n = h->leaders.size;
     lc->me = h->leaders.my_pe;
+    lc->remap = WEFT_COLL_REMAP_LEADERS;
+}
+
+int weft_coll_hier_wins(struct weft_coll *c, struct weft_hier *h, enum weft_hier_kind kind,
+                        size_t bytes)
+{
+    return weft_hier_wins(kind, c->n, h->leaders.size, bytes);
 }
 
 /* A member: report to the leader, wait until it is done with us. */
@@ -192,13 +188,51 @@ static void copy_from(void *dest, int seg, uint64_t off, size_t len, int pe)
         weft_transport_get(hctx, dest, seg, off, len, pe);
 }
 
+/* Fan-out among the leaders while they are few: the root's leader waits
+ * until every other leader has entered (its dest is free), then puts to
+ * each and signals it; one dependent hop where a tree takes log2 of them. */
+#define WEFT_HIER_FANOUT_MAX 8
+
+static void leaders_bcast(struct weft_coll *lc, void *dest, size_t len, int seg, uint64_t off,
+                          int root)
+{
+    int L = lc->n, me = lc->me;
+    if (L > WEFT_HIER_FANOUT_MAX) {
+        weft_coll_bcast(lc, dest, dest, len, root, WEFT_BCAST_WAIT_READY);
+        return;
+    }
+    if (me != root) {
+        weft_coll_signal(lc, WEFT_TF_READY, root, 0, 1);
+        weft_coll_wait(lc, WEFT_TF_BCAST, 1);
+        return;
+    }
+    weft_coll_wait(lc, WEFT_TF_READY, (uint64_t)(L - 1));
+    for (int i = 1; i < L; i++)
+        weft_transport_put_nbi(hctx, seg, off, dest, len,
+                               weft_team_world_pe(lc->team, (me + i) % L));
+    weft_transport_fence(hctx);
+    for (int i = 1; i < L; i++)
+        weft_coll_signal(lc, WEFT_TF_BCAST, (me + i) % L, 0, 1);
+}
+
+/* Write len bytes of src into dest of each member of my node but skip
+ * (team index), then release them all. */
+static void push_to_members(struct weft_coll *c, struct weft_hier *h, const void *src, int seg,
+                            uint64_t off, size_t len, int skip)
+{
+    for (int j = 1; j < h->nlocal; j++)
+        if (h->local[j] != skip)
+            weft_transport_put_nbi(hctx, seg, off, src, len,
+                                   weft_team_world_pe(c->team, h->local[j]));
+    release_members(c, h, 1);
+}
+
 /* The root copied source into its dest before this is called (the public
  * broadcast's WEFT_BCAST_ROOT_COPIES). The leaders broadcast among
  * themselves as soon as they enter (a root that is not its node's leader
- * first hands its data to the leader); then each member copies the result
- * from its leader's dest. A member's dest is written only by that member,
- * inside the call, so no PE waits for its node to arrive before the data
- * moves. */
+ * first hands its data to the leader), then each leader writes the result
+ * into its members' dest once they have entered, and releases them: a
+ * member waits one hop, and a leader never waits for its members to read. */
 void weft_coll_hier_bcast(struct weft_coll *c, struct weft_hier *h, void *dest,
                           const void *source, size_t len, int root)
 {
@@ -206,28 +240,21 @@ void weft_coll_hier_bcast(struct weft_coll *c, struct weft_hier *h, void *dest,
     int seg;
     uint64_t off;
     resolve_dest(c, dest, len, &seg, &off);
-    int leader_w = weft_team_world_pe(c->team, h->local[0]);
     if (!h->is_leader) {
-        if (c->me == root) {
-            member_round(c, h, 1);
-            return;
-        }
-        weft_coll_wait(c, WEFT_TF_H_DOWN, 1);
-        copy_from(dest, seg, off, len, leader_w);
-        weft_coll_signal(c, WEFT_TF_H_READ, h->local[0], 0, 1);
+        member_round(c, h, c->me == root);
         return;
     }
     int root_is_member = h->lead_tpe[root] == c->me && root != c->me;
-    leader_gather(c, root_is_member);
-    if (root_is_member)
+    if (root_is_member) {
+        leader_gather(c, h->nlocal - 1);
         copy_from(dest, seg, off, len, weft_team_world_pe(c->team, root));
+    }
     struct weft_coll lc;
     leaders_session(&lc, c, h);
-    weft_coll_bcast(&lc, dest, dest, len, h->lead_of[root], WEFT_BCAST_WAIT_READY);
-    release_members(c, h, 0);
-    int readers = h->nlocal - 1 - root_is_member;
-    if (readers)
-        weft_coll_wait(c, WEFT_TF_H_READ, (uint64_t)readers);
+    leaders_bcast(&lc, dest, len, seg, off, h->lead_of[root]);
+    if (!root_is_member)
+        leader_gather(c, h->nlocal - 1);
+    push_to_members(c, h, dest, seg, off, len, root_is_member ? root : -1);
 }
 
 static void *hier_buf(size_t len)
@@ -280,10 +307,7 @@ void weft_coll_hier_allreduce(struct weft_coll *c, struct weft_hier *h, void *de
     struct weft_coll lc;
     leaders_session(&lc, c, h);
     weft_coll_allreduce(&lc, dest, dest, count, esz, op);
-    for (int j = 1; j < h->nlocal; j++)
-        weft_transport_put_nbi(hctx, seg, off, dest, bytes,
-                               weft_team_world_pe(c->team, h->local[j]));
-    release_members(c, h, 1);
+    push_to_members(c, h, dest, seg, off, bytes, -1);
 }
 
 /* Put my node's blocks (runs of consecutive team indices) to team PE pe. */

@@ -35,6 +35,7 @@
 #define WEFT_TEAM_SLOTS 64     /* at most 64 multi-PE teams per PE, world included */
 #define WEFT_TEAM_ROUNDS 32    /* log2 of the largest team */
 #define WEFT_TEAM_NO_SLOT (-1)
+#define WEFT_HIER_LEAD_ROUNDS 8 /* log2 of the most node leaders a hierarchy uses */
 
 /* Counter indices inside a slot (and, for the active-set forms, inside the
  * user's pSync: see weft_coll_psync_index in collectives). */
@@ -50,8 +51,16 @@ enum {
     WEFT_TF_GATHER_READY,                         /* fcollect's writers' readers entered */
     WEFT_TF_H_UP,                                 /* node members arrived (at the leader) */
     WEFT_TF_H_DOWN,                               /* from the node leader: done          */
-    WEFT_TF_H_READ,                               /* node members copied the broadcast out */
-    WEFT_TF_COUNT
+    /* The node leaders' own counters (api/coll_hier.c): the flat
+     * algorithms run among the leaders through these, so a team can mix
+     * flat and hierarchical calls without two writers on one counter. */
+    WEFT_TF_L_BARRIER,                            /* [r], r < WEFT_HIER_LEAD_ROUNDS */
+    WEFT_TF_L_BCAST = WEFT_TF_L_BARRIER + WEFT_HIER_LEAD_ROUNDS,
+    WEFT_TF_L_READY = WEFT_TF_L_BCAST + WEFT_HIER_LEAD_ROUNDS,
+    WEFT_TF_L_RED_PRE,
+    WEFT_TF_L_RED_POST,
+    WEFT_TF_L_RED_ROUND,                          /* [k], k < WEFT_HIER_LEAD_ROUNDS */
+    WEFT_TF_COUNT = WEFT_TF_L_RED_ROUND + WEFT_HIER_LEAD_ROUNDS
 };
 
 struct weft_federation; /* api/federation.c: the split this team came from */

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* hier_choice.c owns the choice between the flat and the node-leader
+ * algorithm of each collective (hier_choice.h): WEFT_COLL_HIER, else a
+ * table of the PEs per node and message sizes where the hierarchy measured
+ * faster (bench/hier-compare; docs/performance.md has the figures). */
+#include <strings.h>
+
+#include "core/tunables.h"
+#include "runtime/hier_choice.h"
+
+int weft_hier_mode(void)
+{
+    static int mode = -2;
+    if (mode == -2) {
+        if (!weft_tun_is_set(WEFT_TUN_COLL_HIER) ||
+            !strcasecmp(weft_tun_str(WEFT_TUN_COLL_HIER), "auto"))
+            mode = -1;
+        else
+            mode = weft_tun_bool(WEFT_TUN_COLL_HIER);
+    }
+    return mode;
+}
+
+/* One row per kind: the hierarchy is used from min_per_node PEs per node
+ * (the team's PEs over its nodes, rounded down) for messages of at most
+ * max_bytes (0: any size). Reductions always go through the leaders where
+ * a team has them: the leaders' rounds use the team's reduction buffers,
+ * which a flat reduction on the same team would share. */
+struct hier_rule {
+    int min_per_node;
+    size_t max_bytes;
+};
+
+static const struct hier_rule hier_rules[WEFT_HIER_NKINDS] = {
+    [WEFT_HIER_BARRIER] = {2, 0},
+    [WEFT_HIER_BCAST] = {2, 0},
+    [WEFT_HIER_REDUCE] = {2, 0},
+    [WEFT_HIER_FCOLLECT] = {2, 0},
+};
+
+int weft_hier_wins(enum weft_hier_kind kind, int npes, int nnodes, size_t bytes)
+{
+    int mode = weft_hier_mode();
+    if (mode >= 0 || kind == WEFT_HIER_REDUCE)
+        return mode != 0;
+    const struct hier_rule *r = &hier_rules[kind];
+    return npes / nnodes >= r->min_per_node && (!r->max_bytes || bytes <= r->max_bytes);
+}
