@@ -16,6 +16,7 @@
 #include "core/tunables.h"
 #include "runtime/lifecycle.h"
 #include "runtime/topology.h"
+#include "runtime/hier_choice.h"
 
 /* How long a waiting PE spins before it yields. A fixed WEFT_SPIN_YIELD
  * if set. Otherwise adaptive, between 64 polls and a ceiling of 20000
@@ -387,11 +388,11 @@ void weft_barrier_all_plan(int on)
     if (!on)
         return;
     int n = weft_rt.n_pes, me = weft_rt.my_pe;
-    if (!weft_tun_bool(WEFT_TUN_COLL_HIER) || !weft_topology_ready())
+    if (!weft_topology_ready())
         return;
     const int *node = weft_topology_ids(WEFT_TOPO_NODE);
     int nnodes = weft_topology_count(WEFT_TOPO_NODE);
-    if (nnodes < 2 || nnodes >= n)
+    if (nnodes < 2 || nnodes >= n || !weft_hier_wins(WEFT_HIER_BARRIER, n, nnodes, 0))
         return;
     int first_local = -1;
     for (int pe = 0; pe < n; pe++) {
