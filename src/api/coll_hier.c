@@ -282,7 +282,13 @@ void weft_coll_hier_allreduce(struct weft_coll *c, struct weft_hier *h, void *de
     resolve_dest(c, dest, bytes, &seg, &off);
     if (dest != source)
         memmove(dest, source, bytes);
+    /* The team's reduction buffers alternate by one parity count, flat
+     * chunks and the leaders' alike, so a flat reduction may follow this
+     * one on the team: every PE counts the leaders' chunks. */
+    size_t cap = weft_team_pool.chunk / esz;
+    uint64_t chunks = (count + cap - 1) / cap;
     if (!h->is_leader) {
+        c->team->red_chunks += chunks;
         member_round(c, h, 1);
         return;
     }
@@ -296,17 +302,19 @@ void weft_coll_hier_allreduce(struct weft_coll *c, struct weft_hier *h, void *de
             op(dest, dest, theirs, count);
             continue;
         }
-        size_t cap = WEFT_HIER_GET_CHUNK / esz ? WEFT_HIER_GET_CHUNK / esz : 1;
-        char *tmp = hier_buf(cap * esz);
-        for (size_t o = 0; o < count; o += cap) {
-            size_t m = count - o < cap ? count - o : cap;
+        size_t per_get = WEFT_HIER_GET_CHUNK / esz ? WEFT_HIER_GET_CHUNK / esz : 1;
+        char *tmp = hier_buf(per_get * esz);
+        for (size_t o = 0; o < count; o += per_get) {
+            size_t m = count - o < per_get ? count - o : per_get;
             weft_transport_get(hctx, tmp, seg, off + o * esz, m * esz, w);
             op((char *)dest + o * esz, (char *)dest + o * esz, tmp, m);
         }
     }
     struct weft_coll lc;
     leaders_session(&lc, c, h);
+    h->leaders.red_chunks = c->team->red_chunks;
     weft_coll_allreduce(&lc, dest, dest, count, esz, op);
+    c->team->red_chunks += chunks;
     push_to_members(c, h, dest, seg, off, bytes, -1);
 }
 
