@@ -21,28 +21,32 @@ int weft_hier_mode(void)
     return mode;
 }
 
-/* One row per kind: the hierarchy is used from min_per_node PEs per node
- * (the team's PEs over its nodes, rounded down) for messages of at most
- * max_bytes (0: any size). Reductions always go through the leaders where
- * a team has them: the leaders' rounds use the team's reduction buffers,
- * which a flat reduction on the same team would share. */
+/* One row per kind: the hierarchy is used from min_per_node up to
+ * max_per_node PEs per node (the team's PEs over its nodes, rounded down;
+ * 0: no limit) for messages of at most max_bytes (0: any size). A member
+ * costs two dependent hops (arrival, release) on top of the leaders'
+ * rounds, so the barrier, whose flat rounds are as few, needs 4 PEs per
+ * node to save any; the broadcast's leader writes into each member in
+ * turn once all have arrived, which lost to the flat tree at 8 per node. */
 struct hier_rule {
-    int min_per_node;
+    int min_per_node, max_per_node;
     size_t max_bytes;
 };
 
 static const struct hier_rule hier_rules[WEFT_HIER_NKINDS] = {
-    [WEFT_HIER_BARRIER] = {2, 0},
-    [WEFT_HIER_BCAST] = {2, 0},
-    [WEFT_HIER_REDUCE] = {2, 0},
-    [WEFT_HIER_FCOLLECT] = {2, 0},
+    [WEFT_HIER_BARRIER] = {4, 0, 0},
+    [WEFT_HIER_BCAST] = {2, 4, 0},
+    [WEFT_HIER_REDUCE] = {2, 0, 0},
+    [WEFT_HIER_FCOLLECT] = {2, 0, 0},
 };
 
 int weft_hier_wins(enum weft_hier_kind kind, int npes, int nnodes, size_t bytes)
 {
     int mode = weft_hier_mode();
-    if (mode >= 0 || kind == WEFT_HIER_REDUCE)
-        return mode != 0;
+    if (mode >= 0)
+        return mode;
     const struct hier_rule *r = &hier_rules[kind];
-    return npes / nnodes >= r->min_per_node && (!r->max_bytes || bytes <= r->max_bytes);
+    int per_node = npes / nnodes;
+    return per_node >= r->min_per_node && (!r->max_per_node || per_node <= r->max_per_node) &&
+           (!r->max_bytes || bytes <= r->max_bytes);
 }
