@@ -6,7 +6,9 @@
  * buffer that it overwrites right after each call, and the receiver checks
  * each payload against the pattern of its sequence number; each request is
  * answered by a Medium reply from a reused buffer too, checked the same
- * way. */
+ * way. Then node 0 sends node 1 a burst of largest Mediums without
+ * waiting, each answered by a largest Medium from the handler, checked in
+ * order (over shm each goes as two injected fragments the target joins). */
 #include "gn_test.h"
 
 #include <stdint.h>
@@ -14,6 +16,7 @@
 #define H_REQ 140
 #define H_REP 141
 #define ROUNDS 200
+#define BURST 256
 
 static volatile long requests_seen, replies_seen;
 static volatile int bad;
@@ -80,6 +83,21 @@ int main(int argc, char **argv)
     }
     GASNET_BLOCKUNTIL(replies_seen == ROUNDS && requests_seen == ROUNDS);
     GT_CHECK(!bad, "a Medium's payload changed after its call returned");
+    /* Node 1 counts exactly ROUNDS requests above before the burst's come. */
+    gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    GT_CHECK(gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS) == GASNET_OK, "barrier");
+    GT_PHASE("burst of largest Mediums from node 0, unanswered until the end");
+    if (gt_me == 0 && gt_n > 1) {
+        for (long seq = ROUNDS; seq < ROUNDS + BURST; seq++) {
+            fill(src, max, seq);
+            gasnet_AMRequestMedium1(right, H_REQ, src, max, (gasnet_handlerarg_t)seq);
+            memset(src, 0x55, max);
+        }
+        GASNET_BLOCKUNTIL(replies_seen == ROUNDS + BURST);
+    } else if (gt_me == 1) {
+        GASNET_BLOCKUNTIL(requests_seen == ROUNDS + BURST);
+    }
+    GT_CHECK(!bad, "a Medium of the burst arrived changed or out of order");
     free(src);
     gt_finish();
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_msg.c owns the libfabric message layer (see ofi_msg.h): the receive
  * buffers (multi-receive or pre-posted, chosen at start-up), the send
- * buffer pool, the queue of sends that could not go out from handler
- * context, and the CQ drain that dispatches handlers and recycles buffers. */
+ * buffer pool, fragmented sends and their reassembly, the queue of sends
+ * that could not go out from handler context, and the CQ drain that
+ * dispatches handlers and recycles buffers. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -21,6 +22,17 @@
  * buffers' worth of space is split into buffers of this many. */
 #define MULTI_MSGS_PER_BUF 16
 #define MULTI_BUF_SIZE (MULTI_MSGS_PER_BUF * WEFT_OFI_MSG_BUF_SIZE)
+/* A message above the inject size goes as injected fragments where the
+ * provider injects at least this much and keeps sends in order: shm 1.17
+ * sends anything larger than its inject size (4096 bytes, a 4 KiB Medium
+ * with its header is 4152) through CMA, a system call at the target and an
+ * acknowledgement back, several times the cost of two injects. */
+#define FRAG_MIN_INJECT 1024
+/* struct weft_ofi_msg_hdr.flags: the first fragment (a whole message's
+ * header, its len the whole payload's) and the ones that follow it (a
+ * header of their own, len their share of the payload). */
+#define HDR_FRAG_FIRST 1u
+#define HDR_FRAG_MORE 2u
 
 /* What a completion's context points at; the first member of each. */
 enum buf_kind { BUF_RECV, BUF_SEND, BUF_MULTI };
@@ -41,6 +53,16 @@ struct msg_buf {
 struct multi_buf {
     struct buf_head h;
     char *data; /* MULTI_BUF_SIZE bytes */
+};
+
+/* A fragmented message being reassembled, one per sending PE at most: a
+ * sender sends one fragmented message at a time from its default endpoint,
+ * in order (FI_ORDER_SAS). */
+struct frag_partial {
+    struct frag_partial *next;
+    uint32_t src;
+    size_t have, want;
+    char data[WEFT_OFI_MSG_BUF_SIZE] __attribute__((aligned(16)));
 };
 
 struct msg_pending {
@@ -64,6 +86,13 @@ static struct {
     /* Payloads from this size within the inject size go as an injected
      * iovec; SIZE_MAX: never. */
     size_t inject_iov_min;
+    /* Bytes per fragment (a multiple of 8); 0: no fragments. */
+    size_t frag_size;
+    /* Held across one message's fragments: no other fragmented message
+     * from this PE comes between them. */
+    pthread_mutex_t frag_lock;
+    /* Messages being reassembled, and spare reassembly buffers (poll's). */
+    struct frag_partial *partials, *spare_partials;
     struct msg_buf *send;
     struct fid_mr *send_mr;
     struct msg_buf *free_send;
@@ -74,7 +103,7 @@ static struct {
     int sends_out;
     weft_ofi_msg_handler_fn handlers[WEFT_OFI_MSG_NHANDLERS];
     int up;
-} layer = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} layer = {.lock = PTHREAD_MUTEX_INITIALIZER, .frag_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread int in_handler;
 
@@ -273,6 +302,18 @@ static size_t zero_copy_threshold(void)
     return min < 0 || !iovec_sends() ? SIZE_MAX : (size_t)min;
 }
 
+/* Fragments need injects of FRAG_MIN_INJECT bytes or more, iovec injects
+ * (header, payload share, padding) and sends kept in order. */
+static size_t fragment_size(void)
+{
+    const struct fi_info *fi = weft_ofi.fab.info;
+    if (!weft_tun_int(WEFT_TUN_AM_FRAGMENTS) || !iovec_sends() ||
+        weft_ofi.fab.prov_inject < FRAG_MIN_INJECT || !(fi->tx_attr->msg_order & FI_ORDER_SAS) ||
+        !(fi->rx_attr->msg_order & FI_ORDER_SAS))
+        return 0;
+    return weft_ofi.fab.prov_inject & ~(size_t)7;
+}
+
 int weft_ofi_msg_init(void)
 {
     int want = want_multi();
@@ -285,6 +326,9 @@ int weft_ofi_msg_init(void)
                                                           : "pre-posted buffers");
     layer.zero_copy_min = zero_copy_threshold();
     layer.inject_iov_min = iovec_sends() ? INJECT_IOV_MIN : SIZE_MAX;
+    layer.frag_size = fragment_size();
+    weft_debug("ofi: messages above the inject size: %s",
+               layer.frag_size ? "injected fragments" : "copied into a send buffer");
     if (posix_memalign((void **)&layer.send, 64, MSG_SEND_BUFS * sizeof *layer.send)) {
         weft_warn("weft_ofi_init", "out of memory for active message buffers");
         return -1;
@@ -322,6 +366,14 @@ void weft_ofi_msg_fini(void)
     layer.recv = layer.send = NULL;
     layer.multi = NULL;
     layer.multi_data = NULL;
+    struct frag_partial **lists[2] = {&layer.partials, &layer.spare_partials};
+    for (int i = 0; i < 2; i++) {
+        while (*lists[i]) {
+            struct frag_partial *f = *lists[i];
+            *lists[i] = f->next;
+            free(f);
+        }
+    }
     while (layer.pend_head) {
         struct msg_pending *p = layer.pend_head;
         layer.pend_head = p->next;
@@ -525,6 +577,64 @@ static ssize_t inject_iov(int pe, uint64_t id, const uint64_t *args, int nargs,
     return fi_sendmsg(weft_ofi_tx0.ep, &m, FI_INJECT);
 }
 
+/* One fragment: a header of hlen bytes, n payload bytes, padding. */
+static ssize_t inject_fragment(int pe, const void *hdr, size_t hlen, const char *part, size_t n)
+{
+    struct iovec iov[3] = {{(void *)(uintptr_t)hdr, hlen},
+                           {(void *)(uintptr_t)part, n},
+                           {(void *)(uintptr_t)&zero_pad, PAD8(hlen + n) - hlen - n}};
+    struct fi_msg m = {.msg_iov = iov, .iov_count = iov[2].iov_len ? 3 : 2, .addr = (fi_addr_t)pe};
+    return fi_sendmsg(weft_ofi_tx0.ep, &m, FI_INJECT);
+}
+
+/* A message above the inject size as injected fragments (layer.frag_size
+ * bytes each but the last): the first carries the whole message's header
+ * and the payload's start, each later one a header of its own and its
+ * share. 0 once the first is sent (fragments the provider did not take at
+ * once are queued behind it), or -FI_EAGAIN with nothing sent. */
+static ssize_t send_fragments(int pe, uint64_t id, const uint64_t *args, int nargs,
+                              const void *payload, size_t len)
+{
+    char hdr[WEFT_OFI_MSG_SIZE(WEFT_OFI_MSG_MAX_ARGS, 0)] __attribute__((aligned(16)));
+    size_t hlen = format_hdr(hdr, id, args, nargs, len);
+    ((struct weft_ofi_msg_hdr *)(void *)hdr)->flags = HDR_FRAG_FIRST;
+    const char *part = payload;
+    size_t n = layer.frag_size - hlen, left = len;
+    pthread_mutex_lock(&layer.frag_lock);
+    /* Queued messages go first; the queue may hold another message's
+     * remaining fragments. */
+    ssize_t rc = __atomic_load_n(&layer.npend, __ATOMIC_RELAXED)
+                     ? -FI_EAGAIN
+                     : inject_fragment(pe, hdr, hlen, part, n);
+    if (rc) {
+        pthread_mutex_unlock(&layer.frag_lock);
+        return rc;
+    }
+    struct weft_ofi_msg_hdr more = {.flags = HDR_FRAG_MORE, .src = (uint32_t)weft_rt.my_pe};
+    int queued = 0;
+    for (part += n, left -= n; left; part += n, left -= n) {
+        n = left < layer.frag_size - sizeof more ? left : layer.frag_size - sizeof more;
+        more.len = (uint32_t)n;
+        rc = queued ? -FI_EAGAIN : inject_fragment(pe, &more, sizeof more, part, n);
+        if (rc == -FI_EAGAIN) {
+            char frag[WEFT_OFI_MSG_BUF_SIZE] __attribute__((aligned(16)));
+            memcpy(frag, &more, sizeof more);
+            memcpy(frag + sizeof more, part, n);
+            memset(frag + sizeof more + n, 0, PAD8(sizeof more + n) - sizeof more - n);
+            queue_pending(pe, frag, PAD8(sizeof more + n));
+            queued = 1;
+        } else if (rc) {
+            weft_ofi_fail("fi_send (active message fragment)", pe, rc);
+        }
+    }
+    pthread_mutex_unlock(&layer.frag_lock);
+    /* Outside a handler a send returns once the provider has it all. */
+    struct weft_ofi_retry r = {0, 0};
+    while (queued && !in_handler && __atomic_load_n(&layer.npend, __ATOMIC_RELAXED))
+        weft_ofi_retry_wait(NULL, &r, "fi_send (active message fragment)", pe);
+    return 0;
+}
+
 /* Header, arguments and payload copied once, into a send buffer. */
 static ssize_t send_copy(int pe, uint64_t id, const uint64_t *args, int nargs,
                          const void *payload, size_t len)
@@ -563,7 +673,8 @@ void weft_ofi_msg_send(int pe, uint64_t id, const uint64_t *args, int nargs, con
 {
     size_t total = PAD8(WEFT_OFI_MSG_SIZE(nargs, len));
     int large = total > weft_ofi.fab.prov_inject;
-    int zero_copy = large && len >= layer.zero_copy_min && !in_handler;
+    int fragments = large && layer.frag_size;
+    int zero_copy = large && !fragments && len >= layer.zero_copy_min && !in_handler;
     if (!large && len < layer.inject_iov_min) {
         /* The common small message: formatted once, injected. */
         char small[WEFT_OFI_MSG_BUF_SIZE] __attribute__((aligned(16)));
@@ -584,7 +695,9 @@ void weft_ofi_msg_send(int pe, uint64_t id, const uint64_t *args, int nargs, con
         /* Keep order behind anything already queued. */
         if (__atomic_load_n(&layer.npend, __ATOMIC_RELAXED) == 0) {
             ssize_t rc;
-            if (zero_copy)
+            if (fragments)
+                rc = send_fragments(pe, id, args, nargs, payload, len);
+            else if (zero_copy)
                 rc = send_zero_copy(pe, id, args, nargs, payload, len);
             else if (large)
                 rc = send_copy(pe, id, args, nargs, payload, len);
@@ -629,7 +742,7 @@ void weft_ofi_msg_send_short(int pe, uint64_t id, const uint64_t *args, int narg
 
 /* ---- receiving ---------------------------------------------------------- */
 
-static void dispatch(const char *data, size_t got)
+static void dispatch_whole(const char *data, size_t got)
 {
     struct weft_ofi_msg_hdr h;
     if (got >= sizeof h)
@@ -642,6 +755,72 @@ static void dispatch(const char *data, size_t got)
     uint64_t args[WEFT_OFI_MSG_MAX_ARGS];
     memcpy(args, data + sizeof h, (size_t)h.nargs * sizeof(uint64_t));
     layer.handlers[h.handler]((int)h.src, h.imm, args, h.nargs, data + need, h.len);
+}
+
+static void malformed_fragment(const char *why, uint32_t src)
+{
+    weft_fatal("weft_ofi_progress", "malformed active message fragment from PE %u: %s", src, why);
+}
+
+static struct frag_partial *take_partial(uint32_t src, int unlink)
+{
+    for (struct frag_partial **pp = &layer.partials; *pp; pp = &(*pp)->next) {
+        struct frag_partial *f = *pp;
+        if (f->src == src) {
+            if (unlink)
+                *pp = f->next;
+            return f;
+        }
+    }
+    return NULL;
+}
+
+/* A fragment: the first opens its sender's reassembly, each later one adds
+ * its share; the last hands the whole message to its handler. */
+static void fragment_arrived(const struct weft_ofi_msg_hdr *h, const char *data, size_t got)
+{
+    if (h->flags & HDR_FRAG_FIRST) {
+        size_t want = sizeof *h + (size_t)h->nargs * sizeof(uint64_t) + h->len;
+        if (h->nargs > WEFT_OFI_MSG_MAX_ARGS || want > WEFT_OFI_MSG_BUF_SIZE || got >= want)
+            malformed_fragment("bad first fragment", h->src);
+        if (take_partial(h->src, 0))
+            malformed_fragment("a message begins inside another", h->src);
+        struct frag_partial *f = layer.spare_partials;
+        if (f)
+            layer.spare_partials = f->next;
+        else if (!(f = malloc(sizeof *f)))
+            weft_fatal("weft_ofi_progress", "out of memory reassembling an active message");
+        f->src = h->src;
+        f->want = want;
+        f->have = got;
+        memcpy(f->data, data, got);
+        f->next = layer.partials;
+        layer.partials = f;
+        return;
+    }
+    struct frag_partial *f = take_partial(h->src, 0);
+    if (!f)
+        malformed_fragment("no message to continue", h->src);
+    if (got < sizeof *h + h->len || f->have + h->len > f->want)
+        malformed_fragment("bad length", h->src);
+    memcpy(f->data + f->have, data + sizeof *h, h->len);
+    f->have += h->len;
+    if (f->have < f->want)
+        return;
+    take_partial(h->src, 1);
+    dispatch_whole(f->data, f->want);
+    f->next = layer.spare_partials;
+    layer.spare_partials = f;
+}
+
+static void dispatch(const char *data, size_t got)
+{
+    const struct weft_ofi_msg_hdr *h = (const struct weft_ofi_msg_hdr *)(const void *)data;
+    if (WEFT_UNLIKELY(got >= sizeof *h && (h->flags & (HDR_FRAG_FIRST | HDR_FRAG_MORE)))) {
+        fragment_arrived(h, data, got);
+        return;
+    }
+    dispatch_whole(data, got);
 }
 
 /* One message in a multi-receive buffer, at buf. Senders pad messages to 8

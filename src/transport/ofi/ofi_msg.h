@@ -8,8 +8,10 @@
  * Receives land in a few FI_MULTI_RECV buffers the provider fills message
  * after message where it can (WEFT_AM_MULTI_RECV, docs/providers.md), else
  * in pre-posted fixed buffers of one message each. A message above the
- * inject size goes as header + payload (iovec) from the caller's buffer
- * where that pays (WEFT_AM_ZERO_COPY), else copied once into a send buffer.
+ * inject size goes as injected fragments the target reassembles where the
+ * provider injects 1 KiB or more in order (WEFT_AM_FRAGMENTS: shm), as
+ * header + payload (iovec) from the caller's buffer where that pays
+ * (WEFT_AM_ZERO_COPY), else copied once into a send buffer.
  * Its users: the transport's own software atomics, collective signals and
  * coalesced put batches (ofi_amo.c, ofi_coalesce.c), and, through
  * transport.h, the active-message engine above the transports (src/am/),
