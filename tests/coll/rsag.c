@@ -26,33 +26,22 @@ static double dval(int pe, size_t i, int salt)
 /* Recursive doubling's order over team values v[0..n-1]: fold p2 + i into
  * i, then round k combines (lower index, higher index) of i and i ^ 2^k;
  * member 0's value is the result every member gets. */
-static double model_sum(double *v, int n)
-{
-    int p2 = 1;
-    while (p2 * 2 <= n)
-        p2 *= 2;
-    for (int i = 0; i + p2 < n; i++)
-        v[i] = v[i] + v[i + p2];
-    for (int d = 1; d < p2; d *= 2)
-        for (int i = 0; i < p2; i++)
-            if (!(i & d))
-                v[i] = v[i] + v[i | d];
-    return v[0];
-}
-
-static double _Complex model_csum(double _Complex *v, int n)
-{
-    int p2 = 1;
-    while (p2 * 2 <= n)
-        p2 *= 2;
-    for (int i = 0; i + p2 < n; i++)
-        v[i] = v[i] + v[i + p2];
-    for (int d = 1; d < p2; d *= 2)
-        for (int i = 0; i < p2; i++)
-            if (!(i & d))
-                v[i] = v[i] + v[i | d];
-    return v[0];
-}
+#define MODEL_SUM(NAME, T)                                                                 \
+    static T NAME(T *v, int n)                                                             \
+    {                                                                                      \
+        int p2 = 1;                                                                        \
+        while (p2 * 2 <= n)                                                                \
+            p2 *= 2;                                                                       \
+        for (int i = 0; i + p2 < n; i++)                                                   \
+            v[i] = v[i] + v[i + p2];                                                       \
+        for (int d = 1; d < p2; d *= 2)                                                    \
+            for (int i = 0; i < p2; i++)                                                   \
+                if (!(i & d))                                                              \
+                    v[i] = v[i] + v[i | d];                                                \
+        return v[0];                                                                       \
+    }
+MODEL_SUM(model_sum, double)
+MODEL_SUM(model_csum, double _Complex)
 
 static void *sa, *sb;
 
