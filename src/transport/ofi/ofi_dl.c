@@ -104,8 +104,13 @@ static void libweft_dir(char *dir, size_t cap)
 
 static void unload_stand_ins(void)
 {
-    while (n_stand_in > 0)
-        dlclose(stand_in[--n_stand_in]);
+    /* Only loaded handles are kept; the test is for compilers that see the
+     * list empty where no stand-ins are built (cross builds). */
+    while (n_stand_in > 0) {
+        void *h = stand_in[--n_stand_in];
+        if (h)
+            dlclose(h);
+    }
 }
 
 static void load_stand_ins(void)
