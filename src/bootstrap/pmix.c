@@ -122,17 +122,25 @@ int weft_pmix_init(int *rank, int *size, int *local_rank, int *local_size, int *
     return 0;
 }
 
-/* A string attribute of this process, copied into buf; 0, or -1 when the
- * server does not have it (PMIX_OPTIONAL: asked once, never waited for). */
-static int get_my_string(const char *attr, char *buf, size_t cap)
+/* PMIx_Get of key for who with PMIX_OPTIONAL: a missing key is an
+ * immediate error instead of a wait for it to appear. */
+static pmix_status_t get_optional(const pmix_proc_t *who, const char *key, pmix_value_t **v)
 {
-    pmix_value_t *v = NULL;
     pmix_info_t info;
     bool yes = true;
     PMIX_INFO_CONSTRUCT(&info);
     PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &yes, PMIX_BOOL);
-    pmix_status_t rc = PMIx_Get(&myproc, attr, &info, 1, &v);
+    pmix_status_t rc = PMIx_Get(who, key, &info, 1, v);
     PMIX_INFO_DESTRUCT(&info);
+    return rc;
+}
+
+/* A string attribute of this process, copied into buf; 0, or -1 when the
+ * server does not have it (asked once, never waited for). */
+static int get_my_string(const char *attr, char *buf, size_t cap)
+{
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = get_optional(&myproc, attr, &v);
     if (rc != PMIX_SUCCESS || !v)
         return -1;
     int ret = -1;
@@ -195,14 +203,8 @@ int weft_pmix_get(int rank, const char *key, void *val, size_t *len)
     pmix_proc_t who;
     PMIX_PROC_LOAD(&who, myproc.nspace, (pmix_rank_t)rank);
     pmix_value_t *v = NULL;
-    /* After the collecting fence every value is here: PMIX_OPTIONAL makes
-     * a missing key an immediate error instead of a wait for it to appear. */
-    pmix_info_t info;
-    bool yes = true;
-    PMIX_INFO_CONSTRUCT(&info);
-    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &yes, PMIX_BOOL);
-    pmix_status_t rc = PMIx_Get(&who, key, &info, 1, &v);
-    PMIX_INFO_DESTRUCT(&info);
+    /* After the collecting fence every value is here. */
+    pmix_status_t rc = get_optional(&who, key, &v);
     if (rc != PMIX_SUCCESS || !v) {
         weft_warn("bootstrap", "PMIx: PE %d published no value for key '%s': %s", rank, key,
                   PMIx_Error_string(rc));
