@@ -160,6 +160,19 @@ void weft_coll_engine_pause(struct weft_ctx *ctx, unsigned *spins)
         weft_wait_slow(s); /* finalized peers, the hang report */
 }
 
+/* The oldest queued request, taken off the queue (eng.lock held); NULL
+ * when the queue is empty. */
+static struct weft_req *pop_locked(void)
+{
+    struct weft_req *r = eng.head;
+    if (r) {
+        eng.head = r->next;
+        if (!eng.head)
+            eng.tail = NULL;
+    }
+    return r;
+}
+
 static void *engine_main(void *arg)
 {
     (void)arg;
@@ -178,12 +191,9 @@ static void *engine_main(void *arg)
             pthread_cond_wait(&eng.work, &eng.lock);
             continue;
         }
-        struct weft_req *r = eng.head;
+        struct weft_req *r = pop_locked();
         if (!r)
             break;
-        eng.head = r->next;
-        if (!eng.head)
-            eng.tail = NULL;
         eng.running = 1;
         pthread_mutex_unlock(&eng.lock);
         run(&r->op, &eng.ctx);
@@ -343,10 +353,7 @@ static int run_here(struct weft_req *want)
     /* Not done and nobody running it: it is still queued. */
     eng.running = 1;
     while (!req_done(want)) {
-        struct weft_req *r = eng.head;
-        eng.head = r->next;
-        if (!eng.head)
-            eng.tail = NULL;
+        struct weft_req *r = pop_locked();
         pthread_mutex_unlock(&eng.lock);
         run(&r->op, &eng.ctx);
         complete(r);
