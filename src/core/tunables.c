@@ -176,6 +176,20 @@ static const struct {
 #undef WEFT_TUNABLE
 };
 
+int weft_tun_choice(enum weft_tunable_id id, const char *const *names, int count)
+{
+    const char *s = weft_tun_str(id);
+    for (int i = 0; i < count; i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    char expected[256] = "";
+    size_t used = 0;
+    for (int i = 0; i < count && used < sizeof expected; i++)
+        used += (size_t)snprintf(expected + used, sizeof expected - used, "%s%s",
+                                 i == 0 ? "" : i == count - 1 ? " or " : ", ", names[i]);
+    weft_fatal("shmem_init", "%s=%s: expected %s", source_name(id), s, expected);
+}
+
 /* Base 10 only: "010" is ten, as a user reading it means (base 0 read it
  * as octal eight and refused "08"); "0x10" is not an integer. */
 long long weft_tun_int(enum weft_tunable_id id)

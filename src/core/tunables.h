@@ -44,6 +44,10 @@ size_t weft_tun_size(enum weft_tunable_id id);       /* with K/M/G suffixes */
 int weft_tun_bool(enum weft_tunable_id id);          /* 1/0 yes/no on/off true/false;
                                                         switch kind: any value but 0/no/off */
 int weft_tun_is_set(enum weft_tunable_id id);        /* set in the environment */
+/* A keyword tunable: the index in names[0..count-1] of its value (exact
+ * match); any other value ends the job, naming the variable and the
+ * keywords ("WEFT_X=v: expected a, b or c"). */
+int weft_tun_choice(enum weft_tunable_id id, const char *const *names, int count);
 /* The older names (WEFT_TUNABLE_ALIAS): i-th name and the tunable it stands
  * for; NULL past the last. */
 size_t weft_tun_alias_count(void);

@@ -254,12 +254,11 @@ static void batch_handler(int src, uint32_t a0, const uint64_t *args, int nargs,
 void weft_ofi_coal_init(int thread_on)
 {
     weft_ofi_msg_register(WEFT_OFI_MSG_H_PUT_BATCH, batch_handler);
-    const char *v = weft_tun_str(WEFT_TUN_COALESCE);
-    if (strcmp(v, "auto") && strcmp(v, "off"))
-        weft_fatal("shmem_init", "WEFT_COALESCE=%s: expected auto or off", v);
+    static const char *const coalesce_modes[] = {"auto", "off"};
+    int coalesce_off = weft_tun_choice(WEFT_TUN_COALESCE, coalesce_modes, 2);
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
     tx->coal_pe = -1;
-    weft_ofi.put.coalesce = !strcmp(v, "auto") && thread_on && !weft_ofi.thread_multiple &&
+    weft_ofi.put.coalesce = !coalesce_off && thread_on && !weft_ofi.thread_multiple &&
                         !strcmp(weft_ofi_provider_name(), "tcp;ofi_rxm");
     if (!weft_ofi.put.coalesce)
         return;

@@ -77,13 +77,10 @@ static int psm_adapter_present(void)
 
 static int psm_may_be_provider(void)
 {
-    const char *want = weft_tun_str(WEFT_TUN_FABRIC_PSM);
-    if (!strcmp(want, "load"))
-        return 1;
-    if (!strcmp(want, "skip"))
-        return 0;
-    if (strcmp(want, "auto"))
-        weft_fatal("shmem_init", "WEFT_FABRIC_PSM=%s: expected auto, load or skip", want);
+    static const char *const modes[] = {"auto", "load", "skip"};
+    int want = weft_tun_choice(WEFT_TUN_FABRIC_PSM, modes, 3);
+    if (want)
+        return want == 1;
     const char *prov = getenv("FI_PROVIDER");
     if (prov && *prov && *prov != '^')
         return strstr(prov, "psm") != NULL;

@@ -170,20 +170,19 @@ static void decide_ordering(const struct fi_info *fi)
 {
     /* Fence by ordering needs the provider's order and room to inject a
      * software atomic's request from a context's endpoint. */
-    const char *fence = weft_tun_str(WEFT_TUN_FENCE);
-    if (strcmp(fence, "auto") && strcmp(fence, "quiet"))
-        weft_fatal("shmem_init", "WEFT_FENCE=%s: expected auto or quiet", fence);
+    static const char *const fence_modes[] = {"auto", "quiet"};
+    int fence_by_quiet = weft_tun_choice(WEFT_TUN_FENCE, fence_modes, 2);
     /* The provider's order says nothing about a store that bypasses it:
      * where a peer is reached directly for one segment and through
      * libfabric for the other (weft_onnode.split), a put through libfabric
      * followed by a fence and a direct store to that peer (data in .bss,
      * flag in the heap, WEFT_ONNODE_STATIC=0) would show the flag first,
      * so the fence must complete libfabric's operations. */
-    weft_ofi.order.ordered = !strcmp(fence, "auto") &&
+    weft_ofi.order.ordered = !fence_by_quiet &&
                        (fi->tx_attr->msg_order & WEFT_OFI_FENCE_ORDER) == WEFT_OFI_FENCE_ORDER &&
                        weft_ofi.fab.prov_inject >= WEFT_OFI_MSG_AMO_SIZE &&
                        !weft_onnode.split;
-    weft_ofi.order.rma_ordered = !weft_ofi.order.ordered && !strcmp(fence, "auto") &&
+    weft_ofi.order.rma_ordered = !weft_ofi.order.ordered && !fence_by_quiet &&
                            (fi->tx_attr->msg_order & FI_ORDER_RMA_WAW) && !weft_onnode.split;
     weft_ofi.order.injects_queued_in_order = !strcmp(fi->fabric_attr->prov_name, "shm") &&
                                        weft_ofi.put.rc == WEFT_RC_DELIVERY && !weft_onnode.mixed;
@@ -232,10 +231,9 @@ static void decide_writes(const struct fi_info *fi, int delivery_asked)
  * the target never counts it. */
 static void decide_counting(const struct fi_info *fi)
 {
-    const char *imm = weft_tun_str(WEFT_TUN_CT_IMMEDIATE);
-    if (strcmp(imm, "auto") && strcmp(imm, "off"))
-        weft_fatal("shmem_init", "WEFT_CT_IMMEDIATE=%s: expected auto or off", imm);
-    weft_ofi_count_imm = !strcmp(imm, "auto") && fi->domain_attr->cq_data_size >= 8 &&
+    static const char *const imm_modes[] = {"auto", "off"};
+    int imm_off = weft_tun_choice(WEFT_TUN_CT_IMMEDIATE, imm_modes, 2);
+    weft_ofi_count_imm = !imm_off && fi->domain_attr->cq_data_size >= 8 &&
                          !(fi->mode & FI_RX_CQ_DATA) && !weft_ofi.fab.mr_local &&
                          strcmp(fi->fabric_attr->prov_name, "sockets") != 0;
     weft_debug("ofi: counters %s (cq_data_size %zu)",

@@ -186,14 +186,9 @@ static int reg_bufs(void *b, size_t bytes, struct fid_mr **mr, uint64_t access)
  * before. */
 static int want_multi(void)
 {
-    const char *v = weft_tun_str(WEFT_TUN_AM_MULTI_RECV);
-    if (!strcmp(v, "off"))
-        return 0;
-    if (!strcmp(v, "on"))
-        return 2;
-    if (strcmp(v, "auto"))
-        weft_fatal("shmem_init", "WEFT_AM_MULTI_RECV=%s: expected auto, on or off", v);
-    return 1;
+    static const char *const modes[] = {"auto", "on", "off"};
+    static const int wanted[] = {1, 2, 0};
+    return wanted[weft_tun_choice(WEFT_TUN_AM_MULTI_RECV, modes, 3)];
 }
 
 int weft_ofi_msg_multi_wanted(void) { return want_multi() != 0; }

@@ -197,13 +197,13 @@ struct wants {
 static struct wants read_wants(const char *prov)
 {
     struct wants w = {1, 1, 0};
-    const char *amo = weft_tun_str(WEFT_TUN_AMO);
-    if (!strcmp(amo, "software"))
+    enum { AMO_AUTO, AMO_NATIVE, AMO_SOFTWARE };
+    static const char *const amo_modes[] = {"auto", "native", "software"};
+    int amo = weft_tun_choice(WEFT_TUN_AMO, amo_modes, 3);
+    if (amo == AMO_SOFTWARE)
         w.atomic = 0;
-    else if (strcmp(amo, "auto") && strcmp(amo, "native"))
-        weft_fatal("shmem_init", "WEFT_AMO=%s: expected auto, native or software", amo);
     if (w.atomic && weft_ofi_native_atomics_broken(prov)) {
-        if (!strcmp(amo, "native"))
+        if (amo == AMO_NATIVE)
             weft_fatal("shmem_init",
                        "WEFT_AMO=native: provider %s has no working native atomics (fetching "
                        "and compare atomics corrupt its transmit list, fi_inject_atomic picks "
@@ -215,22 +215,21 @@ static struct wants read_wants(const char *prov)
                    prov);
         w.atomic = 0;
     }
-    const char *rcs = weft_tun_str(WEFT_TUN_REMOTE_COMPLETION);
+    enum { RC_AUTO, RC_DELIVERY, RC_FLUSH };
+    static const char *const rc_modes[] = {"auto", "delivery", "flush"};
+    int rcs = weft_tun_choice(WEFT_TUN_REMOTE_COMPLETION, rc_modes, 3);
     /* net completes an FI_DELIVERY_COMPLETE write before a peer's read
      * sees it (api_order at 4 PEs on loopback: a stale get after quiet in
      * 2 of 10 runs; flushing reads: none in 25). */
-    if (!strcmp(rcs, "auto") && prov && !strcmp(prov, "net")) {
+    if (rcs == RC_AUTO && prov && !strcmp(prov, "net")) {
         weft_debug("ofi: net: remote completion by flush reads (its delivery completion comes "
                    "before the data is visible)");
         w.dc = 0;
     }
-    if (!strcmp(rcs, "flush"))
+    if (rcs == RC_FLUSH)
         w.dc = 0;
-    else if (!strcmp(rcs, "delivery"))
+    else if (rcs == RC_DELIVERY)
         w.need_dc = 1;
-    else if (strcmp(rcs, "auto"))
-        weft_fatal("shmem_init", "WEFT_REMOTE_COMPLETION=%s: expected auto, delivery or flush",
-                   rcs);
     return w;
 }
 
