@@ -73,6 +73,14 @@ static inline struct weft_ofi_tx_head *weft_ofi_head(struct weft_ofi_tx *tx)
 }
 /* Anything issued on tx since the last quiet (fence and quiet of any
  * context look here first). */
+/* Writes that count on the head's wcntr were posted (delta) or taken back.
+ * The progress thread reads tx0's count (the application is busy while it
+ * moves), so every store to it is atomic: a plain load, add and store, no
+ * locked instruction. */
+static inline void weft_ofi_count_writes(struct weft_ofi_tx_head *h, uint64_t delta)
+{
+    __atomic_store_n(&h->w_issued, h->w_issued + delta, __ATOMIC_RELAXED);
+}
 static inline int weft_ofi_active(struct weft_ofi_tx *tx)
 {
     uint32_t word = __atomic_load_n(&weft_ofi_head(tx)->state.word, __ATOMIC_ACQUIRE);
@@ -181,7 +189,7 @@ static inline __attribute__((always_inline)) int weft_ofi_p_inline(int seg, uint
     memcpy(&weft_ofi_fast.p.bits, value, len <= 8 ? len : 8);
     weft_ofi_fast.p.off = off;
     weft_ofi_fast.p.pe = pe;
-    __atomic_store_n(&h->w_issued, h->w_issued + 1, __ATOMIC_RELAXED);
+    weft_ofi_count_writes(h, 1);
     __atomic_store_n(&h->state.why[WEFT_OFI_TX_PUTS], 1, __ATOMIC_RELAXED);
     if (WEFT_UNLIKELY(fi_inject_write(h->ep, &weft_ofi_fast.p.bits, len, (fi_addr_t)pe,
                                       weft_ofi_fast.rbase[seg] + off, weft_ofi_fast.rkey[seg])))
@@ -279,11 +287,7 @@ static inline void weft_ofi_quiet_inline(struct weft_ofi_tx *tx)
             weft_ofi_quiet(tx);
     }
 }
-static inline void weft_ofi_quiet_tx0(void)
-{
-    if (__atomic_load_n(&weft_ofi_head(&weft_ofi_tx0)->state.word, __ATOMIC_ACQUIRE))
-        weft_ofi_quiet_default();
-}
+static inline void weft_ofi_quiet_tx0(void) { weft_ofi_quiet_inline(&weft_ofi_tx0); }
 
 /* Make progress on incoming requests (software atomics, provider manual
  * progress). Called by every wait loop. Cheap when there is nothing to do. */

@@ -566,7 +566,6 @@ static int start_services(int thread_on)
 int weft_ofi_init(int thread_multiple)
 {
     memset(&weft_ofi, 0, sizeof weft_ofi);
-    memset(&weft_ofi_fast, 0, sizeof weft_ofi_fast);
     weft_ofi.progress.wait_fd = -1; /* until weft_ofi_wait_obj_init finds the CQ's */
     pthread_mutex_init(&weft_ofi.ctx.lock, NULL);
     if (all_pes_direct()) {

@@ -143,12 +143,10 @@ struct weft_ofi_tx {
     uint64_t nbi_slot[WEFT_OFI_NBI_SLOTS][2];
 };
 
-/* A write that counts on tx's wcntr was posted. The progress thread reads
- * tx0's count (the application is busy while it moves), so every store to
- * it is atomic: a plain load, add and store, no locked instruction. */
+/* A write that counts on tx's wcntr was posted (weft_ofi_count_writes). */
 static inline void weft_ofi_count_write(struct weft_ofi_tx *tx)
 {
-    __atomic_store_n(&tx->w_issued, tx->w_issued + 1, __ATOMIC_RELAXED);
+    weft_ofi_count_writes(&tx->head, 1);
 }
 
 /* Take and release a tx around one operation; free for unshared txs. */

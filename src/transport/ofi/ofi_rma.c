@@ -138,7 +138,7 @@ struct scalar_put {
 static __attribute__((cold, noinline)) void put_scalar_again(int seg, const struct scalar_put *p)
 {
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
-    __atomic_store_n(&tx->w_issued, tx->w_issued - 1, __ATOMIC_RELAXED);
+    weft_ofi_count_writes(&tx->head, (uint64_t)-1);
     uint64_t bits = p->bits;
     weft_ofi_put_or_coalesce(tx, seg, p->off, &bits, p->len, p->pe, 0);
 }
