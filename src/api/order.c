@@ -7,8 +7,6 @@
 #include "runtime/team.h"
 #include "api/api.h"
 
-struct weft_ctx weft_ctx_default;
-
 void weft_api_fail_team_pe(const char *call, const struct weft_team *t, int pe)
 {
     weft_fatal(call, "argument pe=%d is out of range [0, %d) of the context's team", pe, t->size);

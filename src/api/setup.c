@@ -9,65 +9,14 @@
 #include "api/coll.h"
 #include "runtime/lifecycle.h"
 
-/* OpenSHMEM 1.6 lets initialization calls nest: each needs its own
- * shmem_finalize and only the last finalize tears the library down. This
- * counts the calls not yet matched. */
-static int unmatched_inits;
-
-/* Re-initialization after the last finalize (also 1.6) is not supported:
- * finalize closes the launcher connection, which cannot be reopened, and
- * the job-wide address exchange would have to run again under new keys. */
-static const char reinit_refusal[] =
-    "the library was finalized and weft cannot initialize it again in the same process "
-    "(OpenSHMEM 1.6 allows it; see docs/conformance.md): keep one shmem_init ... "
-    "shmem_finalize pair around all OpenSHMEM use, or nest the pairs";
-
-/* Returns 1 when the library is already up and this call only nests. */
-static int nested_init(int *provided)
-{
-    if (!weft_rt.initialized)
-        return 0;
-    unmatched_inits++;
-    if (provided)
-        *provided = weft_rt.thread_level;
-    return 1;
-}
-
-/* shmem_init and start_pes; call names the routine. */
-static void init_single(const char *call)
-{
-    if (nested_init(NULL))
-        return;
-    if (weft_rt.finalized)
-        weft_fatal(call, "%s", reinit_refusal);
-    weft_runtime_init(SHMEM_THREAD_SINGLE, NULL);
-    unmatched_inits = 1;
-}
-
-void shmem_init(void) { init_single("shmem_init"); }
-
-/* shmem_init_thread's body, shared with gasnet_init (the library never calls
- * its own interposable names: profiling.symbols). */
-int weft_api_init_thread(const char *call, int requested, int *provided)
-{
-    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
-        weft_fatal(call, "argument requested=%d is not a SHMEM_THREAD_* level",
-                   requested);
-    if (nested_init(provided))
-        return 0;
-    /* init_thread has a failure return: use it rather than abort. */
-    if (weft_rt.finalized) {
-        weft_warn(call, "%s", reinit_refusal);
-        return 1;
-    }
-    int rc = weft_runtime_init(requested, provided);
-    unmatched_inits = 1;
-    return rc;
-}
+void shmem_init(void) { weft_runtime_init_single("shmem_init"); }
 
 int shmem_init_thread(int requested, int *provided)
 {
-    return weft_api_init_thread("shmem_init_thread", requested, provided);
+    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
+        weft_fatal("shmem_init_thread", "argument requested=%d is not a SHMEM_THREAD_* level",
+                   requested);
+    return weft_runtime_init_thread("shmem_init_thread", requested, provided);
 }
 
 void shmem_query_initialized(int *initialized)
@@ -87,12 +36,10 @@ void shmem_query_thread(int *provided)
 /* A finalize that is not the last acts as shmem_barrier_all (1.6). */
 void shmem_finalize(void)
 {
-    if (weft_rt.initialized && unmatched_inits > 1) {
-        unmatched_inits--;
+    if (weft_runtime_finalize_unnests()) {
         weft_barrier_all_internal();
         return;
     }
-    unmatched_inits = 0;
     if (weft_rt.initialized)
         weft_coll_nb_fini();
     weft_runtime_finalize();
@@ -151,7 +98,7 @@ void shmem_info_get_name(char *name)
 void start_pes(int npes)
 {
     (void)npes; /* ignored since OpenSHMEM 1.0: the launcher decides */
-    init_single("start_pes");
+    weft_runtime_init_single("start_pes");
 }
 
 int _my_pe(void) WEFT_ALIAS_OF(shmem_my_pe);

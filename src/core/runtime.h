@@ -64,6 +64,7 @@ extern const char *const weft_dtype_names[WEFT_DT_NTYPES];
 
 /* Thread levels mirror SHMEM_THREAD_*; kept numeric here so the core does
  * not depend on the public header. */
+#define WEFT_THREAD_SINGLE 0
 #define WEFT_THREAD_MULTIPLE 3
 struct weft_runtime {
     int my_pe;
@@ -271,10 +272,6 @@ static inline void weft_sym_resolve_or_die(const char *call, const char *arg, co
     if (WEFT_UNLIKELY(weft_sym_resolve(addr, len, seg, off) != 0))
         weft_fail_not_symmetric(call, arg, addr, len);
 }
-
-/* api/setup.c: shmem_init_thread for callers inside the library (gasnet_init):
- * nesting and the re-initialization refusal included. */
-int weft_api_init_thread(const char *call, int requested, int *provided);
 
 /* ---- waiting: defined by the runtime (runtime/sync.c) ------------------
  * Declared here, below every layer, because every layer's wait loops

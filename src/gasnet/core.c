@@ -91,7 +91,7 @@ int weft_gasnet_init(int *argc, char ***argv, int thread_mode)
     if (thread_mode < 0 || thread_mode > 2)
         weft_fatal("gasnet_init", "argument thread_mode=%d: not SEQ, PARSYNC or PAR", thread_mode);
     int provided = 0;
-    if (weft_api_init_thread("gasnet_init", levels[thread_mode], &provided) != 0)
+    if (weft_runtime_init_thread("gasnet_init", levels[thread_mode], &provided) != 0)
         return GASNET_ERR_RESOURCE;
     if (thread_mode == 2 && provided < SHMEM_THREAD_MULTIPLE)
         weft_fatal("gasnet_init", "GASNET_PAR needs a thread-safe libfabric domain, which "

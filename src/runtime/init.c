@@ -2,7 +2,8 @@
 /* init.c owns the life cycle of a PE: connect to the launcher, build the
  * symmetric segments, bring up the transport, and tear it all down in the
  * reverse order at finalize (explicit, or at exit for programs that return
- * from main without calling shmem_finalize). */
+ * from main without calling shmem_finalize), and the count of the APIs' init
+ * calls, which nest. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,16 +202,9 @@ static void size_heap(size_t asked, size_t limit)
     weft_rt.heap_own = (internal_heap_bytes(asked) + page - 1) & ~(page - 1);
 }
 
-int weft_runtime_init(int requested, int *provided)
+/* weft_runtime_init's first step: the launcher, this PE's rank and the job's size. */
+static void connect_launcher(void)
 {
-    if (weft_rt.initialized) {
-        if (provided)
-            *provided = weft_rt.thread_level;
-        return 0;
-    }
-    weft_debug_enabled = weft_tun_bool(WEFT_TUN_DEBUG) || weft_tun_bool(WEFT_TUN_SHMEM_DEBUG);
-    weft_tun_check_ints();
-
     int rank, size;
     if (weft_boot_init(&rank, &size) != 0)
         weft_fatal("shmem_init", "cannot connect to the launcher");
@@ -224,9 +218,13 @@ int weft_runtime_init(int requested, int *provided)
         strcpy(weft_rt.hostname, "localhost");
     weft_debug("launcher %s: %s; PE %d of %d on %s", weft_boot_name(), weft_boot_reason(), rank,
                size, weft_rt.hostname);
+}
 
-    /* Everything symmetric addressing assumes equal, checked on the way
-     * (agree.c) before anything is laid out. */
+/* The segments. Everything symmetric addressing assumes
+ * equal, checked on the way (agree.c) before anything is laid out; the
+ * heap sized and mapped, the static data shared with this node's peers. */
+static void lay_out_segments(void)
+{
     char *dbase = NULL;
     size_t dsize = 0;
     if (weft_data_segment(&dbase, &dsize) != 0)
@@ -256,11 +254,11 @@ int weft_runtime_init(int requested, int *provided)
                weft_rt.heap_limit > weft_rt.heap_asked ? "grows up to" : "fixed at",
                weft_rt.heap_limit, (void *)weft_rt.seg[WEFT_SEG_DATA].base,
                weft_rt.seg[WEFT_SEG_DATA].size);
+}
 
-    if (weft_transport_init(requested >= WEFT_THREAD_MULTIPLE) != 0)
-        weft_fatal("shmem_init", "cannot initialize the libfabric transport (set WEFT_DEBUG=1 "
-                   "for details; FI_PROVIDER selects a provider)");
-    /* Open the fast path last: its limit gates the other inputs. */
+/* After the transport, the fast path opens: its limit gates the other inputs. */
+static void open_fast_path(void)
+{
     weft_fast_n_pes = (unsigned)weft_rt.n_pes;
     weft_fast_heap_peer = weft_transport_fast_peers(WEFT_SEG_HEAP);
     weft_fast_heap_limit = weft_rt.seg[WEFT_SEG_HEAP].size - WEFT_FAST_MAX;
@@ -270,6 +268,50 @@ int weft_runtime_init(int requested, int *provided)
         weft_fast_data_limit = weft_rt.seg[WEFT_SEG_DATA].size - WEFT_FAST_MAX;
     weft_fast_pg_limit = weft_transport_window() ? weft_transport_window() - WEFT_FAST_MAX
                                                  : weft_fast_heap_limit;
+}
+
+/* The last step: every PE set up before any reaches another. Without
+ * libfabric (every PE reached directly) the launcher's barrier does it: a
+ * PE waits there in a blocking read, using no CPU, while its peers, maybe
+ * many more than the cores, still start. In the polling barrier the early
+ * PEs would take turns on the cores with the late ones: at 128 PEs on 2
+ * cores half of all start-up CPU time (docs/performance.md). With
+ * libfabric the first barrier is also the wire-up check. */
+static void meet_peers(void)
+{
+    if (weft_transport_libfabric_unused() && weft_rt.n_pes > 1) {
+        if (weft_boot_barrier() != 0)
+            weft_fatal("shmem_init", "the launcher's barrier failed");
+    } else {
+        weft_barrier_all_internal();
+    }
+    weft_transport_wireup_done(); /* every PE reached its peers: the bound is lifted */
+    weft_barrier_all_plan(1);
+    /* Every peer has mapped our shm regions (at its fi_av_insert, before
+     * this barrier, up to libfabric 1.22): their names can go, and a PE
+     * killed from now on (SIGKILL from Hydra, or from anyone) leaves no
+     * file behind. */
+    if (!weft_transport_libfabric_unused() && weft_transport_shm_names_done())
+        weft_shm_files_remove();
+    weft_node_forget_hosts();
+}
+
+int weft_runtime_init(int requested, int *provided)
+{
+    if (weft_rt.initialized) {
+        if (provided)
+            *provided = weft_rt.thread_level;
+        return 0;
+    }
+    weft_debug_enabled = weft_tun_bool(WEFT_TUN_DEBUG) || weft_tun_bool(WEFT_TUN_SHMEM_DEBUG);
+    weft_tun_check_ints();
+
+    connect_launcher();
+    lay_out_segments();
+    if (weft_transport_init(requested >= WEFT_THREAD_MULTIPLE) != 0)
+        weft_fatal("shmem_init", "cannot initialize the libfabric transport (set WEFT_DEBUG=1 "
+                   "for details; FI_PROVIDER selects a provider)");
+    open_fast_path();
     weft_team_init_predefined();
     weft_hang_init();
     weft_rt.heap_own_used = weft_heap_in_use(); /* the program's use starts from here */
@@ -289,29 +331,66 @@ int weft_runtime_init(int requested, int *provided)
         on_exit(weft_finalize_at_exit, NULL);
         atexit_registered = 1;
     }
-    /* Every PE set up before any reaches another. Without libfabric
-     * (every PE reached directly) the launcher's barrier does it: a PE
-     * waits there in a blocking read, using no CPU, while its peers, maybe
-     * many more than the cores, still start. In the polling barrier the
-     * early PEs would take turns on the cores with the late ones: at 128
-     * PEs on 2 cores half of all start-up CPU time (docs/performance.md).
-     * With libfabric the first barrier is also the wire-up check. */
-    if (weft_transport_libfabric_unused() && weft_rt.n_pes > 1) {
-        if (weft_boot_barrier() != 0)
-            weft_fatal("shmem_init", "the launcher's barrier failed");
-    } else {
-        weft_barrier_all_internal();
-    }
-    weft_transport_wireup_done(); /* every PE reached its peers: the bound is lifted */
-    weft_barrier_all_plan(1);
-    /* Every peer has mapped our shm regions (at its fi_av_insert, before
-     * this barrier, up to libfabric 1.22): their names can go, and a PE
-     * killed from now on (SIGKILL from Hydra, or from anyone) leaves no
-     * file behind. */
-    if (!weft_transport_libfabric_unused() && weft_transport_shm_names_done())
-        weft_shm_files_remove();
-    weft_node_forget_hosts();
+    meet_peers();
     print_banner();
+    return 0;
+}
+
+/* OpenSHMEM 1.6 lets initialization calls nest: each needs its own
+ * shmem_finalize and only the last finalize tears the library down. This
+ * counts the calls not yet matched. */
+static int unmatched_inits;
+
+/* Re-initialization after the last finalize (also 1.6) is not supported:
+ * finalize closes the launcher connection, which cannot be reopened, and
+ * the job-wide address exchange would have to run again under new keys. */
+static const char reinit_refusal[] =
+    "the library was finalized and weft cannot initialize it again in the same process "
+    "(OpenSHMEM 1.6 allows it; see docs/conformance.md): keep one shmem_init ... "
+    "shmem_finalize pair around all OpenSHMEM use, or nest the pairs";
+
+/* Returns 1 when the library is already up and this call only nests. */
+static int nested_init(int *provided)
+{
+    if (!weft_rt.initialized)
+        return 0;
+    unmatched_inits++;
+    if (provided)
+        *provided = weft_rt.thread_level;
+    return 1;
+}
+
+void weft_runtime_init_single(const char *call)
+{
+    if (nested_init(NULL))
+        return;
+    if (weft_rt.finalized)
+        weft_fatal(call, "%s", reinit_refusal);
+    weft_runtime_init(WEFT_THREAD_SINGLE, NULL);
+    unmatched_inits = 1;
+}
+
+int weft_runtime_init_thread(const char *call, int requested, int *provided)
+{
+    if (nested_init(provided))
+        return 0;
+    /* init_thread has a failure return: use it rather than abort. */
+    if (weft_rt.finalized) {
+        weft_warn(call, "%s", reinit_refusal);
+        return 1;
+    }
+    int rc = weft_runtime_init(requested, provided);
+    unmatched_inits = 1;
+    return rc;
+}
+
+int weft_runtime_finalize_unnests(void)
+{
+    if (weft_rt.initialized && unmatched_inits > 1) {
+        unmatched_inits--;
+        return 1;
+    }
+    unmatched_inits = 0;
     return 0;
 }
 

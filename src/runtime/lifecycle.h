@@ -13,6 +13,17 @@
 /* ---- lifecycle (runtime/init.c) ---------------------------------------- */
 int weft_runtime_init(int requested_thread_level, int *provided);
 void weft_runtime_finalize(void);
+/* The initialization calls of both APIs (shmem_init, start_pes,
+ * shmem_init_thread, gasnet_init; call names which), which nest as
+ * OpenSHMEM 1.6 lets them: each needs its own finalize. The single one
+ * ends the job after the last finalize; the thread one returns 1 there.
+ * gasnet_init comes here, never through shmem_init_thread: the library
+ * does not call its own interposable names (profiling.symbols). */
+void weft_runtime_init_single(const char *call);
+int weft_runtime_init_thread(const char *call, int requested, int *provided);
+/* shmem_finalize's count: 1 if this finalize matches an inner init (it
+ * then acts as a barrier), else 0, and the caller finalizes the library. */
+int weft_runtime_finalize_unnests(void);
 /* shmem_global_exit, gasnet_exit (call names which): one line saying so,
  * then the job ends with status's low byte (1 if that is 0 but status is
  * not). */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* team.c owns team objects, the predefined teams and the symmetric scratch
- * pool the team collectives use (see team.h for the scheme). */
+/* team.c owns team objects, the predefined teams with the default context
+ * bound to world, and the symmetric scratch pool the team collectives use
+ * (see team.h for the scheme). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,9 @@
 #include "runtime/team.h"
 
 struct weft_team weft_team_world;
+/* SHMEM_CTX_DEFAULT, declared in transport/transport.h: beside the world
+ * team it is bound to, below both APIs that use it. */
+struct weft_ctx weft_ctx_default;
 struct weft_team weft_team_shared;
 struct weft_team_pool weft_team_pool;
 
