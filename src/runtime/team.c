@@ -85,12 +85,29 @@ static void pool_init(void)
                WEFT_TEAM_SLOTS, p->slot_size, p->chunk, p->rounds);
 }
 
+/* The multi-PE teams this PE belongs to, by scratch slot, for finalize's
+ * notice (runtime/hang.c). The node teams share slot 1, but a PE is in
+ * one of them only. */
+static struct weft_team *slot_team[WEFT_TEAM_SLOTS];
+
 uint64_t weft_team_free_slots(void) { return ~weft_team_pool.used; }
 
 void weft_team_claim_slot(int slot)
 {
     if (slot >= 0)
         weft_team_pool.used |= (uint64_t)1 << slot;
+}
+
+static void claim_for(struct weft_team *t)
+{
+    weft_team_claim_slot(t->slot);
+    if (t->slot >= 0)
+        slot_team[t->slot] = t;
+}
+
+struct weft_team *weft_team_of_slot(int slot)
+{
+    return slot >= 0 && slot < WEFT_TEAM_SLOTS ? slot_team[slot] : NULL;
 }
 
 static void release_slot(int slot)
@@ -102,6 +119,7 @@ static void release_slot(int slot)
      * No other PE can pick the slot before this PE reports it free. */
     memset(weft_team_flags(slot), 0, WEFT_TF_COUNT * sizeof(uint64_t));
     weft_team_pool.used &= ~((uint64_t)1 << slot);
+    slot_team[slot] = NULL;
 }
 
 int weft_team_index_of(const struct weft_team *t, int w)
@@ -167,7 +185,7 @@ struct weft_team *weft_team_new(int start, int stride, int size, const int *list
     }
     t->config_mask = config_mask;
     t->num_contexts = num_contexts;
-    weft_team_claim_slot(t->slot);
+    claim_for(t);
     return t;
 }
 
@@ -187,7 +205,7 @@ void weft_team_init_predefined(void)
 
     team_setup(&weft_team_world, 0, 1, n, NULL, 0);
     weft_team_world.predefined = 1;
-    weft_team_claim_slot(weft_team_world.slot);
+    claim_for(&weft_team_world);
 
     /* SHMEM_TEAM_SHARED: the PEs this one reaches by load/store. Node
      * teams are disjoint, so they all use slot 1. */
@@ -206,7 +224,7 @@ void weft_team_init_predefined(void)
         team_setup(&weft_team_shared, 0, 0, nl, local, 1);
     }
     weft_team_shared.predefined = 1;
-    weft_team_claim_slot(weft_team_shared.slot);
+    claim_for(&weft_team_shared);
 
     weft_ctx_default.team = &weft_team_world;
 }
@@ -217,4 +235,5 @@ void weft_team_fini(void)
         free(weft_team_shared.members);
     weft_team_shared.members = NULL;
     weft_team_pool = (struct weft_team_pool){0};
+    memset(slot_team, 0, sizeof slot_team);
 }

@@ -172,6 +172,8 @@ void weft_team_free(struct weft_team *t);
 /* Slot bookkeeping of this PE. */
 uint64_t weft_team_free_slots(void);
 void weft_team_claim_slot(int slot);
+/* The team of this PE that holds scratch slot slot, or NULL. */
+struct weft_team *weft_team_of_slot(int slot);
 
 /* The one query behind SHMEM_TEAM_SHARED and shmem_team_ptr: may this PE
  * reach world PE pe's symmetric memory with loads and stores? */

@@ -22,6 +22,12 @@
  *                      (a fatal error); the others wait
  *   finalize-alone     PE R calls shmem_finalize and returns 0; the others
  *                      enter shmem_barrier_all
+ *   team-finalize      6 PEs: PE R (5) calls shmem_finalize, PE 2, its
+ *                      only partner in a team of stride 3 (and 3 places
+ *                      after it in PE order, out of reach of its notices
+ *                      to PEs 1, 2 and 4 after it), waits in the team's
+ *                      shmem_team_sync; the others wait in
+ *                      shmem_int_wait_until (no notice of their own)
  *   abort              PE R calls abort(); the others wait in barrier_all
  *   global-exit CODE   PE R calls shmem_global_exit(CODE); the others wait
  *   wait [TERM]        every PE waits forever in shmem_int_wait_until
@@ -244,6 +250,17 @@ int main(int argc, char **argv)
             return 0;
         }
         shmem_barrier_all();
+    } else if (strcmp(mode, "team-finalize") == 0) {
+        shmem_team_t pair = SHMEM_TEAM_INVALID;
+        if (n != 6 || shmem_team_split_strided(SHMEM_TEAM_WORLD, 2, 3, 2, NULL, 0, &pair) != 0)
+            return 94;
+        if (me == bad) {
+            shmem_finalize();
+            return 0;
+        }
+        if (me == 2)
+            shmem_team_sync(pair);
+        block_in_wait();
     } else if (strcmp(mode, "abort") == 0) {
         if (me == bad) {
             signal(SIGABRT, SIG_DFL);
