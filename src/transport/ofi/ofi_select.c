@@ -80,6 +80,13 @@ static void set_provider_env(void)
     snprintf(rxm_buffer, sizeof rxm_buffer, "%d", WEFT_OFI_MSG_BUF_SIZE);
     setenv("FI_OFI_RXM_BUFFER_SIZE", rxm_buffer, 0);
     setenv("FI_OFI_RXM_MSG_RX_SIZE", "128", 0);
+    /* rxm advances its connections (requests, accepts) from inside a CQ
+     * read at most every CM_PROGRESS_INTERVAL us, 10 ms by default, so
+     * each new connection waited for that poll at both ends: the first
+     * put + quiet to a new peer took 3.4-4.3 ms at 8 PEs, 1.0-1.8 ms at
+     * 1 ms, and the first barrier's log2 N connections per PE set up a
+     * 64-PE job about 10% slower (docs/providers.md). */
+    setenv("FI_OFI_RXM_CM_PROGRESS_INTERVAL", "1000", 0);
     /* A job on one host needs no network: tcp, sockets, net and udp
      * listen on the loopback interface only, unreachable from other hosts
      * (they accept any connection unauthenticated; docs/reliability.md). */
