@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* shm_regions.h owns how weft recognises the files the libfabric shm
  * provider creates for a process: /dev/shm/<pid>:<n>:<n>. Header-only, so
- * that oshrun, which links no weft code, walks them the same way as a PE. */
+ * that oshrun, which links no weft code, walks them the same way as a PE.
+ * System calls only (no malloc, no stdio): the shm reaper walks them in a
+ * process forked from a PE whose other threads may hold any lock. */
 #ifndef WEFT_CORE_SHM_REGIONS_H
 #define WEFT_CORE_SHM_REGIONS_H
 
-#include <dirent.h>
-#include <stdio.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 /* Called for each region file of the process; returns non-zero to stop. */
 typedef int weft_shm_region_fn(int dir_fd, const char *name, const struct stat *st, void *arg);
@@ -37,22 +40,35 @@ static inline int weft_shm_region_suffix_ok(const char *rest)
  * type and owner (the caller decides what those mean to it; st is lstat's). */
 static inline void weft_shm_regions_foreach(long pid, weft_shm_region_fn *fn, void *arg)
 {
-    DIR *d = opendir("/dev/shm");
-    if (!d)
+    int dir = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
         return;
-    char prefix[32];
-    int plen = snprintf(prefix, sizeof prefix, "%ld:", pid);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        struct stat st;
-        if (strncmp(e->d_name, prefix, (size_t)plen) != 0 ||
-            !weft_shm_region_suffix_ok(e->d_name + plen) ||
-            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-            continue;
-        if (fn(dirfd(d), e->d_name, &st, arg))
-            break;
+    char prefix[24], digits[24];
+    int nd = 0, plen = 0;
+    for (unsigned long v = (unsigned long)pid; nd == 0 || v; v /= 10)
+        digits[nd++] = (char)('0' + v % 10);
+    while (nd)
+        prefix[plen++] = digits[--nd];
+    prefix[plen++] = ':';
+    /* getdents64's records: inode, offset, record length, type, name. */
+    _Alignas(8) char buf[4096];
+    long got;
+    int stop = 0;
+    while (!stop && (got = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
+        for (long at = 0; !stop && at < got;) {
+            unsigned short reclen;
+            memcpy(&reclen, buf + at + 16, sizeof reclen);
+            const char *name = buf + at + 19;
+            at += reclen;
+            struct stat st;
+            if (strncmp(name, prefix, (size_t)plen) != 0 ||
+                !weft_shm_region_suffix_ok(name + plen) ||
+                fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                continue;
+            stop = fn(dir, name, &st, arg);
+        }
     }
-    closedir(d);
+    close(dir);
 }
 
 #endif
