@@ -43,14 +43,29 @@ void weft_layout_agree(const struct weft_layout *all)
          offsetof(struct weft_layout, data_bytes)},
         {"WEFT_ONNODE", "", "", offsetof(struct weft_layout, onnode)},
     };
+    static const char *const setting_names[] = {
+        [WEFT_LAYOUT_TOPOLOGY] = "WEFT_TOPOLOGY",
+        [WEFT_LAYOUT_WEFT_PROVIDER] = "WEFT_PROVIDER",
+        [WEFT_LAYOUT_FI_PROVIDER] = "FI_PROVIDER",
+    };
+    _Static_assert(sizeof setting_names / sizeof *setting_names ==
+                       sizeof all->setting / sizeof *all->setting,
+                   "a name for every string setting");
     int n = weft_rt.n_pes;
-    for (int pe = 1; pe < n; pe++) {
-        if (all[pe].topology_hash == all[0].topology_hash)
-            continue;
-        if (pe != weft_rt.my_pe)
-            wait_for_job_end();
-        weft_fatal("shmem_init", "WEFT_TOPOLOGY differs between PEs: PE 0 has \"%s\", PE %d has "
-                   "\"%s\"", all[0].topology, pe, all[pe].topology);
+    for (size_t s = 0; s < sizeof setting_names / sizeof *setting_names; s++) {
+        const struct weft_layout_setting *first = &all[0].setting[s];
+        for (int pe = 1; pe < n; pe++) {
+            const struct weft_layout_setting *v = &all[pe].setting[s];
+            if (v->hash == first->hash)
+                continue;
+            if (pe != weft_rt.my_pe)
+                wait_for_job_end();
+            char a[48], b[48];
+            snprintf(a, sizeof a, first->hash ? "\"%s\"" : "it unset", first->start);
+            snprintf(b, sizeof b, v->hash ? "\"%s\"" : "it unset", v->start);
+            weft_fatal("shmem_init", "%s differs between PEs: PE 0 has %s, PE %d has %s",
+                       setting_names[s], a, pe, b);
+        }
     }
     for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
         uint64_t first;
@@ -69,18 +84,22 @@ void weft_layout_agree(const struct weft_layout *all)
     }
 }
 
-void weft_layout_string(uint64_t *hash, char *start, size_t cap, const char *value)
+void weft_layout_string(struct weft_layout_setting *setting, const char *value)
 {
+    if (!value || !*value) { /* unset: hash 0 */
+        *setting = (struct weft_layout_setting){0, ""};
+        return;
+    }
     uint64_t h = 1469598103934665603ull;
-    for (const char *c = value ? value : ""; *c; c++)
+    for (const char *c = value; *c; c++)
         h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    *hash = h;
-    size_t len = value ? strlen(value) : 0;
+    setting->hash = h ? h : 1;
+    size_t len = strlen(value), cap = sizeof setting->start;
     if (len < cap) {
-        memcpy(start, value ? value : "", len + 1);
+        memcpy(setting->start, value, len + 1);
     } else {
-        memcpy(start, value, cap - 4);
-        memcpy(start + cap - 4, "...", 4);
+        memcpy(setting->start, value, cap - 4);
+        memcpy(setting->start + cap - 4, "...", 4);
     }
 }
 

@@ -231,11 +231,15 @@ static void lay_out_segments(void)
         dsize = 0;
     size_t asked = weft_tun_size(WEFT_TUN_SYMMETRIC_SIZE);
     size_t heap_bytes = asked + internal_heap_bytes(asked);
-    struct weft_layout layout = {0, asked, heap_bytes, dsize,
-                                 (uint64_t)weft_tun_bool(WEFT_TUN_ONNODE), 0, "", 0};
+    struct weft_layout layout = {.heap_asked = asked, .heap_bytes = heap_bytes,
+                                 .data_bytes = dsize,
+                                 .onnode = (uint64_t)weft_tun_bool(WEFT_TUN_ONNODE)};
     layout.heap_limit = heap_limit_proposal();
-    weft_layout_string(&layout.topology_hash, layout.topology, sizeof layout.topology,
-                       weft_tun_str(WEFT_TUN_TOPOLOGY));
+    weft_layout_string(&layout.setting[WEFT_LAYOUT_TOPOLOGY], weft_tun_str(WEFT_TUN_TOPOLOGY));
+    /* PEs on different providers could not reach each other's addresses. */
+    weft_layout_string(&layout.setting[WEFT_LAYOUT_WEFT_PROVIDER],
+                       weft_tun_str(WEFT_TUN_PROVIDER));
+    weft_layout_string(&layout.setting[WEFT_LAYOUT_FI_PROVIDER], getenv("FI_PROVIDER"));
     weft_node_init(&layout); /* layout.heap_limit: now the job's */
     weft_topology_init(); /* needs pe_host; collective over the launcher */
     weft_rt.most_host_pes = most_pes_per_host();

@@ -37,21 +37,27 @@ struct weft_layout {
     uint64_t heap_bytes; /* the heap's mapping: that plus weft's own data */
     uint64_t data_bytes; /* the program's static data */
     uint64_t onnode;     /* WEFT_ONNODE: decides which exchanges follow */
-    uint64_t topology_hash; /* WEFT_TOPOLOGY (the same), whole */
-    char topology[48];      /* ... and its start, for the message */
+    /* String settings that must be equal (WEFT_LAYOUT_*): each one's hash,
+     * whole, and its start, for the message. */
+    struct weft_layout_setting {
+        uint64_t hash;
+        char start[40];
+    } setting[3];
     /* The most this PE's heap may grow to (SHMEM_SYMMETRIC_SIZE when set,
      * WEFT_HEAP_LIMIT or its memory otherwise): not compared, the job
      * takes the least (weft_node_init leaves it in the caller's layout). */
     uint64_t heap_limit;
 };
+/* The string settings in weft_layout.setting, named by agree.c. */
+enum { WEFT_LAYOUT_TOPOLOGY, WEFT_LAYOUT_WEFT_PROVIDER, WEFT_LAYOUT_FI_PROVIDER };
 /* Host identity of every PE (runtime/node.c), before the transport starts;
  * the same exchange carries each PE's layout to weft_layout_agree. */
 void weft_node_init(struct weft_layout *mine);
 /* Ends the job, one line from one PE, if any PE's layout differs from
  * PE 0's. */
 void weft_layout_agree(const struct weft_layout *all);
-/* A string setting for the layout: its hash, and its start (NUL-ended). */
-void weft_layout_string(uint64_t *hash, char *start, size_t cap, const char *value);
+/* A string setting for the layout (NULL: unset, which "" also means). */
+void weft_layout_string(struct weft_layout_setting *setting, const char *value);
 void weft_node_fini(void);
 /* The end of shmem_init: every PE's host is needed only while the
  * transports and the topology are set up (weft_rt.pe_host goes; the host

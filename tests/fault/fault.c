@@ -53,6 +53,15 @@
  *                      and PE 1 puts 1 MiB at offset 149 MiB to PE 0
  *   topology           PE 0 starts with WEFT_TOPOLOGY=nodes=2, the others
  *                      without (the same way)
+ *   provider           PE 0 starts with FI_PROVIDER=tcp, the others with
+ *                      the job's setting (the same way as heap-size)
+ *   init-stop          PE 1 stops itself (SIGSTOP) inside shmem_init as
+ *                      soon as its libfabric shm region appears in
+ *                      /dev/shm (a thread watches for it; exits 94 if
+ *                      shmem_init returned first), to be killed there from
+ *                      outside; the others wait
+ *   ctx-wait           every PE creates a context, puts through it to the
+ *                      next PE, then waits forever
  *   malloc-size        PE R calls shmem_malloc(2 MiB), the others (1 MiB)
  *   align              PE R calls shmem_align(128, 256), the others (64, 256)
  *
@@ -62,6 +71,7 @@
 #include <shmemx.h>
 
 #include <dirent.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,22 +167,62 @@ static int run_pass(int me, int n)
     return 0;
 }
 
+/* This PE's rank before shmem_init, from its launcher (-1: none). */
+static int getenv_rank(void)
+{
+    /* oshrun and Hydra say PMI_RANK, Open MPI's mpirun OMPI_COMM_WORLD_RANK. */
+    const char *rank = getenv("PMI_RANK");
+    if (!rank)
+        rank = getenv("OMPI_COMM_WORLD_RANK");
+    return rank ? atoi(rank) : -1;
+}
+
+/* init-stop: stop this process once /dev/shm holds "<pid>:..." of it. */
+static void *stop_on_region(void *arg)
+{
+    (void)arg;
+    char prefix[32];
+    size_t len = (size_t)snprintf(prefix, sizeof prefix, "%ld:", (long)getpid());
+    for (;;) {
+        DIR *d = opendir("/dev/shm");
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            if (strncmp(e->d_name, prefix, len) == 0) {
+                fprintf(stderr, "fault: PE 1 stops inside shmem_init\n");
+                raise(SIGSTOP);
+            }
+        }
+        if (d)
+            closedir(d);
+        usleep(200);
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     const char *mode = argc > 1 ? argv[1] : "pass";
     int code = argc > 2 ? atoi(argv[2]) : 0;
-    if (strcmp(mode, "heap-size") == 0 || strcmp(mode, "topology") == 0) {
-        /* oshrun and Hydra say PMI_RANK, Open MPI's mpirun OMPI_COMM_WORLD_RANK. */
-        const char *rank = getenv("PMI_RANK");
-        if (!rank)
-            rank = getenv("OMPI_COMM_WORLD_RANK");
-        if (rank && atoi(rank) == 0 && mode[0] == 'h')
+    if (strcmp(mode, "heap-size") == 0 || strcmp(mode, "topology") == 0 ||
+        strcmp(mode, "provider") == 0) {
+        int first = getenv_rank() == 0;
+        if (first && mode[0] == 'h')
             setenv("SHMEM_SYMMETRIC_SIZE", "100M", 1);
-        else if (rank && atoi(rank) == 0)
+        else if (first && mode[0] == 't')
             setenv("WEFT_TOPOLOGY", "nodes=2", 1);
+        else if (first)
+            setenv("FI_PROVIDER", "tcp", 1);
     }
+    pthread_t stopper;
+    int stops = strcmp(mode, "init-stop") == 0 && getenv_rank() == 1;
+    if (stops && pthread_create(&stopper, NULL, stop_on_region, NULL) != 0)
+        return 93;
     shmem_init();
+    if (stops) {
+        fprintf(stderr, "fault: PE 1: shmem_init returned before its shm region appeared\n");
+        return 94;
+    }
     int me = shmem_my_pe(), n = shmem_n_pes();
     int bad = n - 1;
     if (strcmp(mode, "pass") == 0)
@@ -187,7 +237,7 @@ int main(int argc, char **argv)
         sigaddset(&term, SIGTERM);
         sigprocmask(SIG_BLOCK, &term, NULL);
     }
-    if (strcmp(mode, "topology") == 0) {
+    if (strcmp(mode, "topology") == 0 || strcmp(mode, "provider") == 0) {
         fprintf(stderr, "fault: PE %d: scenario '%s' went on though it must not\n", me, mode);
         return 92;
     }
@@ -271,7 +321,17 @@ int main(int argc, char **argv)
         if (me == bad)
             shmem_global_exit(code);
         block_in_wait();
-    } else if (strcmp(mode, "wait") == 0) {
+    } else if (strcmp(mode, "wait") == 0 || strcmp(mode, "init-stop") == 0) {
+        block_in_wait();
+    } else if (strcmp(mode, "ctx-wait") == 0) {
+        shmem_ctx_t ctx;
+        if (shmem_ctx_create(0, &ctx) != 0)
+            return 93;
+        shmem_ctx_int_p(ctx, &ring[0], me, (me + 1) % n);
+        shmem_ctx_quiet(ctx);
+        shmem_barrier_all();
+        if (me == 0)
+            fprintf(stderr, "fault: every PE holds a context\n");
         block_in_wait();
     } else if (strcmp(mode, "spin") == 0) {
         volatile unsigned long x = 0;
