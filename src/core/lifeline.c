@@ -4,8 +4,9 @@
  * (the launcher's connection closed, or the parent process died), whatever
  * the program does with SIGTERM and whether or not it is inside weft; and
  * the removal of the files this PE created in /dev/shm (libfabric shm
- * regions, named "<pid>:<n>:<n>"), done once every peer has mapped them and
- * again on every way out that runs code. */
+ * regions, named "<pid>:<n>:<n>"), done once every peer has mapped them,
+ * again on every way out that runs code, and by a reaper process for the
+ * ways out that run none (SIGKILL). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +14,13 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/lifeline.h"
@@ -39,6 +45,169 @@ static int remove_own_region(int dir_fd, const char *name, const struct stat *st
 void weft_shm_files_remove(void)
 {
     weft_shm_regions_foreach((long)getpid(), remove_own_region, NULL);
+}
+
+/* ---- the shm reaper ---- */
+
+static int remove_region_quietly(int dir_fd, const char *name, const struct stat *st, void *arg)
+{
+    (void)arg;
+    if (S_ISREG(st->st_mode) && st->st_uid == geteuid())
+        unlinkat(dir_fd, name, 0);
+    return 0;
+}
+
+/* Closes every descriptor but keep_a < keep_b (both > 2). */
+static void close_all_but(int keep_a, int keep_b)
+{
+    unsigned ranges[3][2] = {{3, (unsigned)keep_a - 1},
+                             {(unsigned)keep_a + 1, (unsigned)keep_b - 1},
+                             {(unsigned)keep_b + 1, ~0u}};
+    for (int r = 0; r < 3; r++) {
+        if (ranges[r][0] > ranges[r][1])
+            continue;
+        if (syscall(SYS_close_range, ranges[r][0], ranges[r][1], 0) == 0)
+            continue;
+        long most = sysconf(_SC_OPEN_MAX); /* kernels before 5.9 */
+        for (long fd = ranges[r][0]; fd <= (long)ranges[r][1] && fd < most; fd++)
+            close((int)fd);
+    }
+}
+
+/* Replaces the command line and environment the reaper inherited (their
+ * memory is its own copy) with "weft-shm-reaper <PE's pid>": it looks like
+ * no PE to a tool that finds PEs by them (pgrep -f, a PMI_RANK=n search),
+ * and says whose it is. */
+static void show_reaper_identity(pid_t pe)
+{
+    char buf[2048];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    char *at = strrchr(buf, ')'); /* then fields 3 on; 48-51: argv and env */
+    unsigned long area[4] = {0};
+    for (int field = 2; at && field < 51; field++) {
+        at = strchr(at + 1, ' ');
+        if (at && field + 1 >= 48)
+            area[field + 1 - 48] = strtoul(at + 1, NULL, 10);
+    }
+    if (!area[0] || area[1] <= area[0] || area[3] < area[2])
+        return;
+    memset((void *)area[2], 0, area[3] - area[2]);
+    char name[40] = "weft-shm-reaper", digits[16];
+    size_t len = sizeof "weft-shm-reaper", nd = 0;
+    for (unsigned long v = (unsigned long)pe; nd == 0 || v; v /= 10)
+        digits[nd++] = (char)('0' + v % 10);
+    while (nd)
+        name[len++] = digits[--nd];
+    name[len++] = '\0';
+    size_t room = area[1] - area[0];
+    memset((void *)area[0], 0, room);
+    memcpy((void *)area[0], name, len < room ? len : room - 1);
+}
+
+/* The reaper's life: wait until process pe has ended (pidfd readable, or
+ * the pipe's last write end, held by pe, closed, or pe no longer there),
+ * then remove what it left in /dev/shm. System calls only (see
+ * shm_regions.h). */
+static WEFT_NORETURN void reap(pid_t pe, int pidfd, int gone)
+{
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, NULL);
+    setsid(); /* out of the launcher's process group, which it kills */
+    prctl(PR_SET_NAME, "weft-shm-reaper", 0, 0, 0);
+    show_reaper_identity(pe);
+    if (gone < 3) /* stdin was closed: keep clear of 0-2 */
+        gone = fcntl(gone, F_DUPFD, 3);
+    if (pidfd >= 0 && pidfd < 3)
+        pidfd = fcntl(pidfd, F_DUPFD, 3);
+    int null = open("/dev/null", O_RDWR);
+    for (int fd = 0; fd < 3 && null >= 0; fd++)
+        dup2(null, fd); /* the launcher sees the PE's output end with it */
+    if (pidfd < 0)
+        pidfd = gone; /* then poll the pipe twice */
+    close_all_but(pidfd < gone ? pidfd : gone, pidfd < gone ? gone : pidfd);
+    for (;;) {
+        struct pollfd p[2] = {{.fd = pidfd, .events = POLLIN}, {.fd = gone, .events = POLLIN}};
+        int n = poll(p, 2, 1000);
+        /* A pidfd is readable, and a pipe with no writer hangs up, only
+         * once pe has ended; anything else (an error) is no such news. */
+        if (n > 0 && ((p[0].revents & (POLLIN | POLLHUP)) || (p[1].revents & POLLHUP)))
+            break;
+        if (n != 0) {
+            struct timespec second = {1, 0};
+            nanosleep(&second, NULL);
+        }
+        if (kill(pe, 0) != 0 && errno == ESRCH)
+            break;
+    }
+    weft_shm_regions_foreach((long)pe, remove_region_quietly, NULL);
+    _exit(0);
+}
+
+static pid_t reaper_parent; /* the reaper's first parent, to be waited for */
+
+void weft_shm_reaper_start(void)
+{
+    static pid_t started_for;
+    pid_t pe = getpid();
+    if (started_for == pe)
+        return;
+    started_for = pe;
+    int gone[2];
+    if (pipe2(gone, O_CLOEXEC) != 0) {
+        weft_debug("shm reaper: pipe2: %s; not started", strerror(errno));
+        return;
+    }
+    int pidfd = (int)syscall(SYS_pidfd_open, pe, 0); /* Linux 5.3 */
+    /* _Fork: no atfork handler of the program's or a library's runs in the
+     * PE or its copies; the copies make system calls only. Under the
+     * sanitizers, fork, whose interceptors keep their runtimes sound in
+     * the child. Twice, so that the reaper is no child of the PE, which
+     * may wait for its children. */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34)) && \
+    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    pid_t mid = _Fork();
+    if (mid == 0 && _Fork() == 0)
+        reap(pe, pidfd, gone[0]);
+#else
+    pid_t mid = fork();
+    if (mid == 0 && fork() == 0)
+        reap(pe, pidfd, gone[0]);
+#endif
+    if (mid == 0)
+        _exit(0);
+    /* The write end stays open for the PE's life: its closing is the news. */
+    close(gone[0]);
+    if (pidfd >= 0)
+        close(pidfd);
+    if (mid < 0) {
+        weft_debug("shm reaper: fork: %s; not started", strerror(errno));
+        close(gone[1]);
+        return;
+    }
+    /* Waited for later (weft_shm_reaper_settle): not waiting here for it to
+     * be scheduled keeps the start-up's cost to the fork's. */
+    reaper_parent = mid;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    weft_debug("shm reaper forked in %.0f us",
+               (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3);
+}
+
+void weft_shm_reaper_settle(void)
+{
+    if (reaper_parent <= 0)
+        return;
+    while (waitpid(reaper_parent, NULL, 0) < 0 && errno == EINTR)
+        ;
+    reaper_parent = 0;
 }
 
 void weft_lifeline_leaving(void)

@@ -22,6 +22,13 @@ void weft_launcher_gone(const char *how);
 /* Unlink /dev/shm/<pid>:<n>:<n> files of this process (libfabric shm
  * regions): the mappings stay valid, nothing is left once the PE is gone. */
 void weft_shm_files_remove(void);
+/* Fork the shm reaper (once per process), before this PE creates shm
+ * regions: a process of its own session that removes them when the PE
+ * ends in a way that runs no code (SIGKILL), then exits. */
+void weft_shm_reaper_start(void);
+/* Wait for the short-lived process that forked the reaper (the end of
+ * shmem_init): no zombie child of weft's is left for the program to see. */
+void weft_shm_reaper_settle(void);
 
 #pragma GCC visibility pop
 

@@ -297,6 +297,7 @@ static void meet_peers(void)
      * file behind. */
     if (!weft_transport_libfabric_unused() && weft_transport_shm_names_done())
         weft_shm_files_remove();
+    weft_shm_reaper_settle();
     weft_node_forget_hosts();
 }
 

@@ -42,7 +42,8 @@
  *
  * The command runs in its own process group; once it has exited, no
  * process of that group may be left (the launcher must not leave PEs
- * behind). Output is passed on so ctest logs show it. Whatever the job
+ * behind), nor a shm reaper of one of its processes (a PE's process of its
+ * own session, "weft-shm-reaper <PE's pid>", that must end with the PE). Output is passed on so ctest logs show it. Whatever the job
  * left in /dev/shm under its processes' names is removed at the end, so
  * that a later job whose PID matches does not find it (a job killed with
  * SIGKILL under Hydra leaves libfabric shm regions; docs/reliability.md).
@@ -315,6 +316,38 @@ static int shm_left(enum shm_action act)
     return left;
 }
 
+/* shm reapers ("weft-shm-reaper <pid>") of processes seen; prints each
+ * when report. */
+static int reapers_left(int report)
+{
+    int left = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char path[300], cmd[64];
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        int n = read_small(path, cmd, sizeof cmd - 1);
+        static const char tag[] = "weft-shm-reaper";
+        if (n <= (int)sizeof tag || memcmp(cmd, tag, sizeof tag) != 0)
+            continue;
+        cmd[n] = '\0';
+        pid_t of = (pid_t)atoi(cmd + sizeof tag);
+        for (int i = 0; i < nseen; i++) {
+            if (seen[i] != of)
+                continue;
+            if (report)
+                fprintf(stderr, "launch_check: FAIL: the shm reaper (pid %s) of job process %d "
+                        "outlived it\n", e->d_name, (int)of);
+            left++;
+        }
+    }
+    if (d)
+        closedir(d);
+    return left;
+}
+
 /* Copy a capture file to out and return its contents. */
 static char *slurp(int fd, FILE *out)
 {
@@ -558,6 +591,11 @@ int main(int argc, char **argv)
         failed = 1;
     }
 
+    /* A reaper ends a moment after its PE. */
+    for (int k = 0; k < 50 && reapers_left(0); k++)
+        sleep_s(0.02);
+    if (reapers_left(1) > 0)
+        failed = 1;
     if (shm_clean) {
         /* The PEs' own cleanup may lag their exit by a moment. */
         for (int k = 0; k < 50 && shm_left(SHM_COUNT); k++)

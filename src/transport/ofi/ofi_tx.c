@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/lifeline.h"
 #include "core/scale.h"
 #include "core/shm_regions.h"
 #include "transport/ofi/ofi_internal.h"
@@ -80,8 +81,13 @@ static int refuse_foreign_region(int dir_fd, const char *name, const struct stat
 
 static void refuse_foreign_shm_files(void)
 {
-    if (strcmp(weft_ofi_provider_name(), "shm") == 0)
+    if (strcmp(weft_ofi_provider_name(), "shm") == 0) {
         weft_shm_regions_foreach((long)getpid(), refuse_foreign_region, NULL);
+        /* A context's region keeps its name while it lives, and a PE
+         * killed before every peer has mapped its regions leaves theirs:
+         * the reaper removes them when a SIGKILL ends it. */
+        weft_shm_reaper_start();
+    }
 }
 
 int weft_ofi_ep_open(struct fid_domain *domain, struct fi_info *fi, struct fid_ep **ep,
