@@ -191,6 +191,14 @@ int weft_pmix_fence(int collect)
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
     rc = PMIx_Fence(NULL, 0, collect ? &info : NULL, collect ? 1 : 0);
     PMIX_INFO_DESTRUCT(&info);
+    if (rc == PMIX_ERR_PARTIAL_SUCCESS || rc == PMIX_ERR_PROC_TERM_WO_SYNC ||
+        rc == PMIX_ERR_LOST_CONNECTION) {
+        /* The fence fails this way only when a process of the job ended (or the
+         * server went): say that, not the failures of the steps that needed it. */
+        weft_fatal("bootstrap", "a PE of the job ended before the launcher's fence completed "
+                                "(PMIx_Fence: %s)",
+                   PMIx_Error_string(rc));
+    }
     if (rc != PMIX_SUCCESS) {
         weft_warn("bootstrap", "PMIx_Fence: %s", PMIx_Error_string(rc));
         return -1;
