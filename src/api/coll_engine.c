@@ -163,6 +163,8 @@ void weft_coll_aset_begin(struct weft_coll *c, struct weft_team *as, const char 
  * nothing else, and their rounds stay below WEFT_HIER_LEAD_ROUNDS. */
 static int leaders_cidx(const struct weft_coll *c, int idx)
 {
+    if (idx >= WEFT_TF_L_BARRIER && idx < WEFT_TF_L_DATA)
+        return idx; /* named in the leaders' range already */
     if (idx >= WEFT_TF_BARRIER && idx < WEFT_TF_BARRIER + WEFT_HIER_LEAD_ROUNDS)
         return WEFT_TF_L_BARRIER + (idx - WEFT_TF_BARRIER);
     if (idx >= WEFT_TF_BCAST && idx < WEFT_TF_BCAST + WEFT_HIER_LEAD_ROUNDS)

@@ -38,6 +38,9 @@ struct weft_hier {
     int *lead_of;          /* [n]: leaders-team index of team PE i's node */
     int *lead_tpe;         /* [n]: team index of team PE i's node leader */
     struct weft_team leaders; /* one PE per node (the flat algorithms run on it) */
+    int last_bcast_root;   /* leaders' index of the last leaders' broadcast's root, or -1 */
+    uint64_t entered_owed; /* per other leader: its entries to my broadcasts not waited for */
+    uint64_t inline_bcasts; /* leaders' broadcasts through the slot: their buffers' parity */
 };
 
 static struct weft_ctx *const hctx = &weft_ctx_default;
@@ -93,6 +96,7 @@ struct weft_hier *weft_coll_hier_make(struct weft_coll *c)
             h->local[h->nlocal++] = i;
     }
     h->is_leader = h->local[0] == t->my_pe;
+    h->last_bcast_root = -1;
     struct weft_team *L = &h->leaders;
     L->size = nnodes;
     L->members = lead_world;
@@ -158,6 +162,31 @@ static void release_members(struct weft_coll *c, struct weft_hier *h, int fence)
         weft_coll_signal(c, WEFT_TF_H_DOWN, h->local[j], 0, 1);
 }
 
+/* While the leaders are few the leaders' barrier and broadcast take one
+ * hop between nodes: each leader signals all others directly. */
+#define WEFT_HIER_FANOUT_MAX 8
+_Static_assert(WEFT_HIER_FANOUT_MAX <= WEFT_HIER_LEAD_ROUNDS,
+               "the leaders' barrier needs a counter per leader");
+
+/* Among at most WEFT_HIER_FANOUT_MAX leaders, all-to-all: each signals
+ * every other on the counter of its own index and waits for one signal on
+ * each other leader's counter. A counter per sender, so a leader already
+ * in its next call cannot stand in for one not yet arrived. More leaders:
+ * dissemination. Every leaders' barrier comes here, so the counters keep
+ * one meaning. */
+static void leaders_barrier(struct weft_coll *lc)
+{
+    int L = lc->n, me = lc->me;
+    if (L > WEFT_HIER_FANOUT_MAX) {
+        weft_coll_barrier(lc);
+        return;
+    }
+    for (int i = 1; i < L; i++)
+        weft_coll_signal(lc, WEFT_TF_BARRIER + me, (me + i) % L, 0, 1);
+    for (int i = 1; i < L; i++)
+        weft_coll_wait(lc, WEFT_TF_BARRIER + (me + i) % L, 1);
+}
+
 void weft_coll_hier_barrier(struct weft_coll *c, struct weft_hier *h)
 {
     if (!h->is_leader) {
@@ -167,7 +196,7 @@ void weft_coll_hier_barrier(struct weft_coll *c, struct weft_hier *h)
     leader_gather(c, h->nlocal - 1);
     struct weft_coll lc;
     leaders_session(&lc, c, h);
-    weft_coll_barrier(&lc);
+    leaders_barrier(&lc);
     release_members(c, h, 0);
 }
 
@@ -188,25 +217,49 @@ static void copy_from(void *dest, int seg, uint64_t off, size_t len, int pe)
         weft_transport_get(hctx, dest, seg, off, len, pe);
 }
 
-/* Fan-out among the leaders while they are few: the root's leader waits
- * until every other leader has entered (its dest is free), then puts to
- * each and signals it; one dependent hop where a tree takes log2 of them. */
-#define WEFT_HIER_FANOUT_MAX 8
-
-static void leaders_bcast(struct weft_coll *lc, void *dest, size_t len, int seg, uint64_t off,
-                          int root)
+/* Fan-out among the leaders while they are few: each leader signals the
+ * root's leader on entry (on a counter of its own, WEFT_TF_L_ENTERED), and
+ * the root's leader puts to each other leader and signals it; one hop
+ * where a tree takes log2 of them.
+ *
+ * Up to WEFT_HIER_INLINE_WORDS words the data goes into the team slot's
+ * two broadcast buffers (alternating by call) instead of dest, so when the
+ * root's leader was also the previous leaders' broadcast's, it waits only
+ * for the entries into that previous call: a leader that entered it is
+ * done with the buffer the previous call but one used, the one this call
+ * writes. The root's leader then runs ahead by a call and the entry hop
+ * leaves the critical path; a leader copies the buffer into its dest. A
+ * larger broadcast, or one from another root, waits for this call's
+ * entries (the dest it writes is free only then). A counter per leader: a
+ * fast leader's next entry must not stand in for a slow one's. */
+static void leaders_bcast(struct weft_hier *h, struct weft_coll *lc, void *dest, size_t len,
+                          int seg, uint64_t off, int root)
 {
     int L = lc->n, me = lc->me;
     if (L > WEFT_HIER_FANOUT_MAX) {
         weft_coll_bcast(lc, dest, dest, len, root, WEFT_BCAST_WAIT_READY);
         return;
     }
+    int in_slot = len <= WEFT_HIER_INLINE_WORDS * sizeof(uint64_t);
+    int buf = WEFT_TF_L_DATA + (int)(h->inline_bcasts & 1) * WEFT_HIER_INLINE_WORDS;
+    int ahead = in_slot && h->last_bcast_root == root;
+    h->inline_bcasts += (uint64_t)in_slot;
+    h->last_bcast_root = root;
     if (me != root) {
-        weft_coll_signal(lc, WEFT_TF_READY, root, 0, 1);
+        weft_coll_signal(lc, WEFT_TF_L_ENTERED + me, root, 0, 1);
         weft_coll_wait(lc, WEFT_TF_BCAST, 1);
+        if (in_slot)
+            memcpy(dest, lc->flags + buf, len);
         return;
     }
-    weft_coll_wait(lc, WEFT_TF_READY, (uint64_t)(L - 1));
+    uint64_t awaited = h->entered_owed + (uint64_t)!ahead;
+    h->entered_owed = (uint64_t)ahead;
+    for (int i = 1; i < L; i++)
+        weft_coll_wait(lc, WEFT_TF_L_ENTERED + (me + i) % L, awaited);
+    if (in_slot) {
+        seg = lc->fseg;
+        off = lc->foff + (uint64_t)buf * sizeof(uint64_t);
+    }
     for (int i = 1; i < L; i++)
         weft_transport_put_nbi(hctx, seg, off, dest, len,
                                weft_team_world_pe(lc->team, (me + i) % L));
@@ -251,7 +304,7 @@ void weft_coll_hier_bcast(struct weft_coll *c, struct weft_hier *h, void *dest,
     }
     struct weft_coll lc;
     leaders_session(&lc, c, h);
-    leaders_bcast(&lc, dest, len, seg, off, h->lead_of[root]);
+    leaders_bcast(h, &lc, dest, len, seg, off, h->lead_of[root]);
     if (!root_is_member)
         leader_gather(c, h->nlocal - 1);
     push_to_members(c, h, dest, seg, off, len, root_is_member ? root : -1);
@@ -369,6 +422,6 @@ void weft_coll_hier_fcollect(struct weft_coll *c, struct weft_hier *h, void *des
     weft_transport_quiet(hctx);
     struct weft_coll lc;
     leaders_session(&lc, c, h);
-    weft_coll_barrier(&lc);
+    leaders_barrier(&lc);
     release_members(c, h, 0);
 }

@@ -24,10 +24,11 @@ int weft_hier_mode(void)
 /* One row per kind: the hierarchy is used from min_per_node up to
  * max_per_node PEs per node (the team's PEs over its nodes, rounded down;
  * 0: no limit) for messages of at most max_bytes (0: any size). A member
- * costs two dependent hops (arrival, release) on top of the leaders'
- * rounds, so the barrier, whose flat rounds are as few, needs 4 PEs per
- * node to save any; the broadcast's leader writes into each member in
- * turn once all have arrived, which lost to the flat tree at 8 per node. */
+ * costs two dependent hops (arrival, release) on top of the leaders' one
+ * (all-to-all up to 8 leaders), three in all; at 2 PEs per node the flat
+ * barrier of 8 PEs takes three rounds too, so the barrier keeps 4 per
+ * node. The broadcast saves hops at any number per node (the flat tree's
+ * depth grows with the PEs). */
 struct hier_rule {
     int min_per_node, max_per_node;
     size_t max_bytes;
@@ -35,7 +36,7 @@ struct hier_rule {
 
 static const struct hier_rule hier_rules[WEFT_HIER_NKINDS] = {
     [WEFT_HIER_BARRIER] = {4, 0, 0},
-    [WEFT_HIER_BCAST] = {2, 4, 0},
+    [WEFT_HIER_BCAST] = {2, 0, 0},
     [WEFT_HIER_REDUCE] = {2, 0, 0},
     [WEFT_HIER_FCOLLECT] = {2, 0, 0},
 };

@@ -442,11 +442,28 @@ static void await_word(const uint64_t *w, uint64_t tag, uint32_t *hi, uint32_t *
     *lo = word_lo(v) > *lo ? word_lo(v) : *lo;
 }
 
-/* The dissemination rounds among the PEs peers[0 .. n-1], me among them. */
+/* The node leaders' exchange while they are few: each posts its word to
+ * every other leader, in the flag of its own index, and waits for all of
+ * them: one hop between nodes where dissemination takes log2 of them. */
+#define LEADERS_ALL_TO_ALL_MAX 8
+_Static_assert(LEADERS_ALL_TO_ALL_MAX <= WEFT_BARRIER_ROUNDS, "a flag per leader");
+
+/* The dissemination rounds among the PEs peers[0 .. n-1], me among them
+ * (the node leaders: all-to-all while they are few). */
 static void disseminate(const int *peers, int n, int me, uint64_t *flag, uint64_t tag,
                         uint32_t *hi, uint32_t *lo)
 {
     uint64_t off0 = (uint64_t)((char *)flag - weft_rt.seg[WEFT_SEG_HEAP].base);
+    if (peers && n <= LEADERS_ALL_TO_ALL_MAX) {
+        uint64_t word = tag << 48 | (uint64_t)*hi << SIG_BITS | *lo;
+        for (int i = 1; i < n; i++)
+            weft_transport_notify(&weft_ctx_default, WEFT_SEG_HEAP,
+                                  off0 + (uint64_t)me * sizeof(uint64_t), word,
+                                  peers[(me + i) % n]);
+        for (int i = 1; i < n; i++)
+            await_word(&flag[(me + i) % n], tag, hi, lo);
+        return;
+    }
     int round = 0;
     for (int dist = 1; dist < n; dist <<= 1, round++) {
         int peer = peers ? peers[(me + dist) % n] : (me + dist) % n;

@@ -36,6 +36,7 @@
 #define WEFT_TEAM_ROUNDS 32    /* log2 of the largest team */
 #define WEFT_TEAM_NO_SLOT (-1)
 #define WEFT_HIER_LEAD_ROUNDS 8 /* log2 of the most node leaders a hierarchy uses */
+#define WEFT_HIER_INLINE_WORDS 8 /* a leaders' broadcast up to this many words streams */
 
 /* Counter indices inside a slot (and, for the active-set forms, inside the
  * user's pSync: see weft_coll_psync_index in collectives). */
@@ -60,7 +61,12 @@ enum {
     WEFT_TF_L_RED_PRE,
     WEFT_TF_L_RED_POST,
     WEFT_TF_L_RED_ROUND,                          /* [k], k < WEFT_HIER_LEAD_ROUNDS */
-    WEFT_TF_COUNT = WEFT_TF_L_RED_ROUND + WEFT_HIER_LEAD_ROUNDS
+    WEFT_TF_L_ENTERED = WEFT_TF_L_RED_ROUND + WEFT_HIER_LEAD_ROUNDS, /* [leader]: it
+                                                  * entered a broadcast I am the root of */
+    /* Not counters: a small leaders' broadcast's data, two buffers that
+     * alternate call by call ([parity][WEFT_HIER_INLINE_WORDS]). */
+    WEFT_TF_L_DATA = WEFT_TF_L_ENTERED + WEFT_HIER_LEAD_ROUNDS,
+    WEFT_TF_COUNT = WEFT_TF_L_DATA + 2 * WEFT_HIER_INLINE_WORDS
 };
 
 struct weft_federation; /* api/federation.c: the split this team came from */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* hier (fed): the collectives over teams that span several (simulated)
  * nodes, where weft uses one leader per node (WEFT_COLL_HIER): barrier,
- * broadcast from every root (a leader or not, 8 B and 100 KB), sum and max
+ * broadcast from every root (a leader or not, 8 B and 100 KB, and runs
+ * of back-to-back calls from one root), sum and max
  * reductions (one element to several reduction chunks, dest == source),
  * fcollect and collect, over the world and over
  * a strided team and a team of reversed order. Run under WEFT_TOPOLOGY
@@ -36,6 +37,21 @@ static void check_team(shmem_team_t t, const char *what)
             for (size_t i = 0; i < len; i++)
                 WT_CHECK(bbuf[i] == (char)(i * 7 + (size_t)root), "byte %zu: %d", i, bbuf[i]);
         }
+    }
+    /* Back to back, no other call between: runs of one root, then the
+     * next, small sizes (which the leaders stream a call ahead) with a
+     * large one now and then. */
+    WT_PHASE("%s: broadcasts back to back", what);
+    for (int rep = 0; rep < 96; rep++) {
+        int root = (rep / 6) % n;
+        size_t len = rep % 16 == 15 ? BIG : (size_t)(1 + (rep * 5) % 64);
+        char *src = bbuf + BIG;
+        for (size_t i = 0; i < len; i++)
+            src[i] = (char)(i * 3 + (size_t)rep);
+        shmem_broadcastmem(t, bbuf, src, len, root);
+        for (size_t i = 0; i < len; i++)
+            WT_CHECK(bbuf[i] == (char)(i * 3 + (size_t)rep), "call %d byte %zu: %d", rep, i,
+                     bbuf[i]);
     }
     size_t counts[3] = {1, 1000, RED};
     for (int k = 0; k < 3; k++) {
