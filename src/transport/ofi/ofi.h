@@ -27,7 +27,9 @@ struct weft_ofi_tx;
 
 /* What quiet must do on a tx, one byte per reason, read as one word
  * (0: nothing). why[WEFT_OFI_TX_PUTS]: the default context's inline
- * injected puts since the last quiet (their count is all they need);
+ * injected puts since the last quiet (quiet needs nothing more for them:
+ * where they are made, an inject the provider took is queued at its
+ * target ahead of anything sent there later, injects_queued_in_order);
  * why[WEFT_OFI_TX_ACTIVE]: anything else since the last quiet (quiet goes
  * the whole way); why[WEFT_OFI_TX_LOCKED]: for good on a tx that several
  * threads share (its quiet takes the lock). Read without a lock; the
@@ -50,9 +52,9 @@ static inline uint32_t weft_ofi_tx_state_only(int reason)
 /* The head of struct weft_ofi_tx: what an injected shmem_TYPE_p and the
  * quiet after it touch, together in one cache line.
  *  state: above.
- *  w_issued: writes posted that count on wcntr; w_done_seen: wcntr's
- *    count when last read. After inline injected puts alone, quiet reads
- *    the counter once and compares.
+ *  w_issued: writes posted that count on wcntr (inline injected puts
+ *    too, so that the whole quiet's wait stays true); w_done_seen: wcntr's
+ *    count when last read.
  * struct weft_ofi_tx reaches the same fields by their names too (an
  * anonymous member over the same list, ofi_internal.h). */
 #define WEFT_OFI_TX_HEAD_FIELDS                                                                    \
@@ -174,9 +176,10 @@ void weft_ofi_put_scalar_static(uint64_t off, uint64_t bits, size_t len, int pe)
  * retries or names the failure. */
 void weft_ofi_p_again(int seg, size_t len);
 /* The default context's p of len <= 8 bytes from value to (seg, off) at
- * pe, inline where weft_ofi_fast.p_limit allows: counted (the count is all
- * quiet needs, and tells the progress thread that the application is
- * busy), then injected; 1 then, 0 when the caller must take
+ * pe, inline where weft_ofi_fast.p_limit allows: counted (the count keeps
+ * the write counter's total true for the whole quiet, and tells the
+ * progress thread that the application is busy), marked for quiet, then
+ * injected; 1 then, 0 when the caller must take
  * weft_ofi_put_scalar(_static). seg and len are constants in every
  * caller. */
 static inline __attribute__((always_inline)) int weft_ofi_p_inline(int seg, uint64_t off,
@@ -272,20 +275,23 @@ size_t weft_ofi_count_max_write(void);
 void weft_ofi_progress_settled(void);
 void weft_ofi_quiet(struct weft_ofi_tx *tx);
 void weft_ofi_fence(struct weft_ofi_tx *tx);
-/* The default context's quiet once its state is not 0 (ofi_rma.c): after
- * inline injected puts alone, one read of the write counter; the whole
- * quiet when they are not complete yet or anything else is outstanding. */
-void weft_ofi_quiet_default(void);
-/* quiet: nothing to do at one test, else out of line (a call inside would
- * give the caller a stack frame on the idle path too). */
-static inline void weft_ofi_quiet_inline(struct weft_ofi_tx *tx)
+/* quiet inline: nothing to do at one test of the state word; after the
+ * default context's inline injected puts alone, the mark cleared: an
+ * inject the provider took is queued at its target before anything this
+ * PE sends there later, which is all quiet promises for it (shm, whose
+ * write counter counts such an inject before fi_inject_write returns, so
+ * reading it would tell nothing); anything else, the whole quiet out of
+ * line. */
+static inline __attribute__((always_inline)) void weft_ofi_quiet_inline(struct weft_ofi_tx *tx)
 {
-    if (__atomic_load_n(&weft_ofi_head(tx)->state.word, __ATOMIC_ACQUIRE)) {
-        if (tx == &weft_ofi_tx0)
-            weft_ofi_quiet_default();
-        else
-            weft_ofi_quiet(tx);
-    }
+    struct weft_ofi_tx_head *h = weft_ofi_head(tx);
+    uint32_t state = __atomic_load_n(&h->state.word, __ATOMIC_ACQUIRE);
+    if (WEFT_LIKELY(state == 0))
+        return;
+    if (WEFT_LIKELY(state == weft_ofi_tx_state_only(WEFT_OFI_TX_PUTS)))
+        __atomic_store_n(&h->state.why[WEFT_OFI_TX_PUTS], 0, __ATOMIC_RELEASE);
+    else
+        weft_ofi_quiet(tx);
 }
 static inline void weft_ofi_quiet_tx0(void) { weft_ofi_quiet_inline(&weft_ofi_tx0); }
 

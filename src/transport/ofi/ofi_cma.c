@@ -376,7 +376,7 @@ static uint64_t cma_applied(void)
 }
 
 /* The quiets that completed something, plus the default context's
- * issued writes: its quiet after inline puts alone (weft_ofi_quiet_default)
+ * issued writes: its quiet after inline puts alone (weft_ofi_quiet_inline)
  * completes them without counting itself, and none completes without one
  * issued since the last look. */
 static uint64_t cma_quiets(void)

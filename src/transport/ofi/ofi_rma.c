@@ -694,21 +694,6 @@ void weft_ofi_quiet(struct weft_ofi_tx *tx)
     weft_ofi_tx_leave(tx);
 }
 
-void weft_ofi_quiet_default(void)
-{
-    struct weft_ofi_tx *tx = &weft_ofi_tx0;
-    /* The issued count is read again after the provider's call rather
-     * than held in a register across it. */
-    if (__atomic_load_n(&tx->state.word, __ATOMIC_ACQUIRE) ==
-        weft_ofi_tx_state_only(WEFT_OFI_TX_PUTS)) {
-        if (WEFT_LIKELY(fi_cntr_read(tx->wcntr) >= tx->w_issued)) {
-            __atomic_store_n(&tx->state.why[WEFT_OFI_TX_PUTS], 0, __ATOMIC_RELEASE);
-            return;
-        }
-    }
-    weft_ofi_quiet(tx);
-}
-
 /* The fence's cases that need no completion now (see weft_ofi_fence):
  * 1 when one applies (a deferred fence marked on tx), 0 when the fence
  * must complete like quiet. */
