@@ -406,8 +406,11 @@ int weft_ofi_msg_init(void)
             return -1;
         }
     }
-    weft_debug("ofi: active messages to one PE batched (up to %zu bytes) after %u a poll%s",
-               layer.batch_max, layer.batch_depth, layer.batch_max ? "" : ": off");
+    if (layer.batch_max)
+        weft_debug("ofi: active messages to one PE batched (up to %zu bytes) after %u a poll",
+                   layer.batch_max, layer.batch_depth);
+    else
+        weft_debug("ofi: active messages not batched");
     weft_debug("ofi: message layer receives into %s",
                layer.recv_mode == WEFT_OFI_MSG_RECV_MULTI ? "multi-receive buffers"
                                                           : "pre-posted buffers");
