@@ -246,7 +246,30 @@ WEFT_GN_FAST_PUT(put, void, , )
 WEFT_GN_FAST_PUT(put_bulk, void, , )
 WEFT_GN_FAST_PUT(put_nb, gasnet_handle_t, GASNET_INVALID_HANDLE, return)
 WEFT_GN_FAST_PUT(put_nb_bulk, gasnet_handle_t, GASNET_INVALID_HANDLE, return)
-WEFT_GN_FAST_PUT(put_nbi, void, , )
+/* gasnet_put_nbi as the others, and an 8-byte one to a node it does not
+ * map handed on with its offset in that node's segment (node and offset
+ * computed and the node checked here; weft_gasnet_put_nbi_word checks the
+ * rest). */
+void weft_gasnet_put_nbi_word(gasnet_node_t node, uintptr_t off, uint64_t bits);
+static inline void weft_gasnet_put_nbi_fast(gasnet_node_t node, void *dest, void *src,
+                                            size_t nbytes)
+{
+    if (nbytes <= WEFT_GN_FAST_MAX && node < weft_gasnet_fast_nodes) { /* icount-check: node range */
+        const struct weft_gasnet_fast_node *e = &weft_gasnet_fast[node];
+        uintptr_t off = (uintptr_t)dest - e->base;
+        if (__builtin_expect(off < e->limit, 1)) {
+            memcpy(e->mapped + off, src, nbytes);
+            return;
+        }
+        if (nbytes == sizeof(uint64_t)) {
+            uint64_t bits;
+            memcpy(&bits, src, sizeof bits);
+            weft_gasnet_put_nbi_word(node, off, bits);
+            return;
+        }
+    }
+    weft_gasnet_put_nbi(node, dest, src, nbytes);
+}
 WEFT_GN_FAST_PUT(put_nbi_bulk, void, , )
 WEFT_GN_FAST_GET(get, void, , )
 WEFT_GN_FAST_GET(get_bulk, void, , )

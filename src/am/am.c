@@ -393,6 +393,9 @@ int weft_am_poll_local(void)
     if (WEFT_UNLIKELY(__atomic_load_n(&n_arrived, __ATOMIC_RELAXED)))
         n += deliver_arrived();
     weft_am_flush();
+    /* Replies from the handlers above, and requests batched since the
+     * last poll, leave now. */
+    weft_transport_msg_flush();
     return n;
 }
 

@@ -132,6 +132,17 @@ void weft_gasnet_put_nbi(gasnet_node_t node, void *dest, void *src, size_t nbyte
     }
     weft_gn_note_region(weft_gn_put_nb("gasnet_put_nbi", node, dest, src, nbytes, 0));
 }
+void weft_gasnet_put_nbi_word(gasnet_node_t node, uintptr_t off, uint64_t bits)
+{
+    const struct weft_gasnet_fast_node *s = &weft_gasnet_fast[node];
+    if (WEFT_UNLIKELY(off >= s->size || s->size - off < sizeof bits)) { /* icount-check: segment bounds */
+        /* The checked path names the call and the argument. */
+        weft_gasnet_put_nbi(node, (void *)(s->base + off), &bits, sizeof bits);
+        return;
+    }
+    if (weft_transport_put_u64(weft_gn.seg_off + off, bits, (int)node) && region_open)
+        region_pending = 1;
+}
 void weft_gasnet_put_nbi_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes)
 {
     weft_gn_note_region(weft_gn_put_nb("gasnet_put_nbi_bulk", node, dest, src, nbytes, 1));

@@ -667,6 +667,8 @@ static inline void weft_transport_msg_send_short(int pe, const uint64_t *args, i
 {
     weft_ofi_msg_send_short(pe, WEFT_OFI_MSG_ID(WEFT_OFI_MSG_H_AM, 0), args, nargs);
 }
+/* Send the engine's messages batched so far (the end of its polls). */
+static inline void weft_transport_msg_flush(void) { weft_ofi_msg_flush(); }
 /* 1 while this thread runs a message handler (inside the progress). */
 static inline int weft_transport_msg_in_handler(void) { return weft_ofi_msg_in_handler(); }
 

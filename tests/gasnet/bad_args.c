@@ -37,6 +37,8 @@ int main(int argc, char **argv)
         gasnet_put((gasnet_node_t)gt_n, seg1, local, 8);
     else if (!strcmp(mode, "outside-segment"))
         gasnet_put((gasnet_node_t)gt_n - 1, seg1 + 64 * 1024 - 4, local, 8);
+    else if (!strcmp(mode, "nbi-word-outside-segment"))
+        gasnet_put_nbi((gasnet_node_t)gt_n - 1, seg1 + 64 * 1024 - 4, local, 8);
     else if (!strcmp(mode, "unregistered-handler"))
         gasnet_AMRequestShort0(0, 150);
     else if (!strcmp(mode, "medium-too-large")) {

@@ -141,16 +141,18 @@ TARGETS = [
     # injected (weft_am_short_request_far): 111 own, net 96, within the
     # paper's 106. The implicit-put sync after one put is the default
     # context's quiet (inline, as shmem_quiet's): net 10, within the
-    # paper's 56. An 8-byte put_nbi
-    # takes shmem_TYPE_p's inline injection after GASNet's checks (14),
-    # gasnet.h's inline try and the access region's note: 76 own, net 62
-    # (the goal, no more than shmem_int_p, is open).
+    # paper's 56. An 8-byte put_nbi to a node gasnet.h does not map goes
+    # from its inline test (node range, offset in the segment) to
+    # weft_gasnet_put_nbi_word: the segment bound, shmem_TYPE_p's inline
+    # injection and the access region's note: 55 own, net 47 (the goal,
+    # no more than shmem_int_p, is open).
     ("shm", "gasnet_AMRequestShort0", "net", 106),
     ("shm", "gasnet_AMRequestShort0", "own", 115),
     ("tcp", "gasnet_AMRequestShort0", "net", 106),
     ("shm", "gasnet_wait_syncnbi_puts", "net", 56),
     ("shm", "gasnet_wait_syncnbi_puts", "own", 12),
-    ("shm", "gasnet_put_nbi", "own", 80),
+    ("shm", "gasnet_put_nbi", "own", 58),
+    ("shm", "gasnet_put_nbi", "net", 48),
 ]
 
 # The seed paper's figures (own instructions of its prototypes, which

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* ofi_msg.c owns the libfabric message layer (see ofi_msg.h): the receive
  * buffers (multi-receive or pre-posted, chosen at start-up), the send
- * buffer pool, fragmented sends and their reassembly, the queue of sends
+ * buffer pool, fragmented sends and their reassembly, batches of the
+ * active-message engine's messages and their split, the queue of sends
  * that could not go out from handler context, and the CQ drain that
  * dispatches handlers and recycles buffers. */
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scale.h"
 #include "transport/ofi/ofi_internal.h"
 #include "transport/ofi/ofi_msg.h"
 
@@ -21,7 +23,8 @@
 /* Largest messages a multi-receive buffer holds: WEFT_AM_BUFFERS fixed
  * buffers' worth of space is split into buffers of this many. */
 #define MULTI_MSGS_PER_BUF 16
-#define MULTI_BUF_SIZE (MULTI_MSGS_PER_BUF * WEFT_OFI_MSG_BUF_SIZE)
+/* A multi-receive buffer holds at least this many batches (below). */
+#define MULTI_BATCHES_PER_BUF 4
 /* A message above the inject size goes as injected fragments where the
  * provider injects at least this much and keeps sends in order: shm 1.17
  * sends anything larger than its inject size (4096 bytes, a 4 KiB Medium
@@ -33,6 +36,9 @@
  * header of their own, len their share of the payload). */
 #define HDR_FRAG_FIRST 1u
 #define HDR_FRAG_MORE 2u
+/* A batch: the header of one provider message whose payload is several
+ * whole messages to one PE, each padded to 8 bytes, run in order. */
+#define HDR_BATCH 4u
 
 /* What a completion's context points at; the first member of each. */
 enum buf_kind { BUF_RECV, BUF_SEND, BUF_MULTI };
@@ -52,7 +58,26 @@ struct msg_buf {
 
 struct multi_buf {
     struct buf_head h;
-    char *data; /* MULTI_BUF_SIZE bytes */
+    char *data; /* layer.multi_size bytes */
+};
+
+/* A send buffer (layer.send_size bytes at data): one message copied for a
+ * send, or a batch being filled for pe (used bytes so far). */
+struct send_buf {
+    struct buf_head h;
+    struct send_buf *next;      /* the free list, or the list of open batches */
+    char *data;
+    int pe;
+    size_t used;
+};
+
+/* Batching of the active-message engine's messages to one PE: counted
+ * while sent at once, then gathered into one provider message (open, an
+ * index + 1 into layer.send) until the next poll or until full. */
+struct peer_batch {
+    uint32_t epoch; /* layer.epoch when sent was last reset */
+    uint16_t sent;  /* messages sent to this PE at once since then */
+    uint16_t open;
 };
 
 /* A fragmented message being reassembled, one per sending PE at most: a
@@ -78,7 +103,7 @@ static struct {
     size_t nrecv;
     struct multi_buf *multi; /* WEFT_OFI_MSG_RECV_MULTI */
     char *multi_data;
-    size_t nmulti;
+    size_t nmulti, multi_size;
     struct fid_mr *recv_mr;
     /* Payloads above the inject size go from the caller's buffer (iovec)
      * rather than copied, the sender waiting for the send's completion. */
@@ -93,17 +118,34 @@ static struct {
     pthread_mutex_t frag_lock;
     /* Messages being reassembled, and spare reassembly buffers (poll's). */
     struct frag_partial *partials, *spare_partials;
-    struct msg_buf *send;
+    struct send_buf *send;
+    char *send_data;
+    size_t send_size;
     struct fid_mr *send_mr;
-    struct msg_buf *free_send;
+    struct send_buf *free_send;
     pthread_mutex_t lock; /* free_send and the pending queue */
     struct msg_pending *pend_head, *pend_tail;
     int npend;
+    /* Messages held back: queued (npend) or in open batches (n_open). A
+     * Short injects at once only when none is. */
+    int held;
     /* Buffered sends the provider has not completed yet. */
     int sends_out;
+    /* Largest batch in bytes (0: no batching), messages to one PE sent at
+     * once per poll before the rest are batched, the poll count, the
+     * per-PE state, and the open batches (under batch_lock). */
+    size_t batch_max;
+    unsigned batch_depth;
+    uint32_t epoch;
+    struct peer_batch *peers;
+    pthread_mutex_t batch_lock;
+    struct send_buf *open_head;
+    int n_open;
     weft_ofi_msg_handler_fn handlers[WEFT_OFI_MSG_NHANDLERS];
     int up;
-} layer = {.lock = PTHREAD_MUTEX_INITIALIZER, .frag_lock = PTHREAD_MUTEX_INITIALIZER};
+} layer = {.lock = PTHREAD_MUTEX_INITIALIZER,
+           .frag_lock = PTHREAD_MUTEX_INITIALIZER,
+           .batch_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread int in_handler;
 
@@ -154,7 +196,7 @@ static int post_fixed(struct msg_buf *b)
 
 static int post_multi(struct multi_buf *b)
 {
-    return post_recv(&b->h, b->data, MULTI_BUF_SIZE, FI_MULTI_RECV);
+    return post_recv(&b->h, b->data, layer.multi_size, FI_MULTI_RECV);
 }
 
 static int reg_bufs(void *b, size_t bytes, struct fid_mr **mr, uint64_t access)
@@ -205,11 +247,17 @@ static enum weft_ofi_msg_recv_mode no_multi(int want, const char *why)
     return WEFT_OFI_MSG_RECV_POSTED;
 }
 
+/* The largest message a receive buffer must hold: a batch, where batching. */
+static size_t largest_msg(void)
+{
+    return layer.batch_max > WEFT_OFI_MSG_BUF_SIZE ? layer.batch_max : WEFT_OFI_MSG_BUF_SIZE;
+}
+
 /* Set the minimum free space to the largest message: before fi_enable on
  * 2.x, after it on 1.x. */
 static enum weft_ofi_msg_recv_mode set_min_multi(struct fid_ep *ep, int want)
 {
-    size_t min = WEFT_OFI_MSG_BUF_SIZE;
+    size_t min = largest_msg();
     if (fi_setopt(&ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min, sizeof min))
         return no_multi(want, "fi_setopt(FI_OPT_MIN_MULTI_RECV) refused");
     return WEFT_OFI_MSG_RECV_MULTI;
@@ -221,9 +269,36 @@ static enum weft_ofi_msg_recv_mode check_min_multi(struct fid_ep *ep, int want)
 {
     size_t got = 0, glen = sizeof got;
     int rc = fi_getopt(&ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &got, &glen);
-    if (rc == 0 && got < WEFT_OFI_MSG_BUF_SIZE)
+    if (rc == 0 && got < largest_msg())
         return no_multi(want, "FI_OPT_MIN_MULTI_RECV below the largest message");
     return WEFT_OFI_MSG_RECV_MULTI;
+}
+
+static size_t fragment_size(void);
+
+/* Batches (WEFT_AM_BATCH bytes at most) where receives land in
+ * multi-receive buffers (which then keep room for one), the provider keeps
+ * sends in order, and a message above the inject size is not sent as
+ * injected fragments (shm: those already cost less than a batch would). */
+static size_t batch_bytes(void)
+{
+    const struct fi_info *fi = weft_ofi.fab.info;
+    long long max = weft_tun_int(WEFT_TUN_AM_BATCH);
+    /* rxm sends a larger message by rendezvous, which completes after
+     * smaller ones sent later (docs/providers.md, problem 7) and arrives
+     * in pieces in a multi-receive buffer: batches stay eager. */
+    if (strstr(weft_ofi_provider_name(), "rxm")) {
+        const char *eager = getenv("FI_OFI_RXM_EAGER_LIMIT");
+        if (!eager)
+            eager = getenv("FI_OFI_RXM_BUFFER_SIZE");
+        long long limit = eager ? strtoll(eager, NULL, 0) : WEFT_OFI_MSG_BUF_SIZE;
+        if (limit < max)
+            max = limit;
+    }
+    if (max < 2 * WEFT_OFI_MSG_BUF_SIZE || fragment_size() ||
+        !(fi->tx_attr->msg_order & FI_ORDER_SAS) || !(fi->rx_attr->msg_order & FI_ORDER_SAS))
+        return 0;
+    return (size_t)max & ~(size_t)7;
 }
 
 int weft_ofi_msg_ep_prepare(struct fid_ep *ep)
@@ -237,6 +312,7 @@ int weft_ofi_msg_ep_prepare(struct fid_ep *ep)
         return 0;
     }
     layer.recv_mode = WEFT_OFI_MSG_RECV_MULTI;
+    layer.batch_max = batch_bytes();
     if (set_before_enable())
         layer.recv_mode = set_min_multi(ep, want);
     return 0;
@@ -268,14 +344,18 @@ static int init_multi(void)
 {
     size_t n = (size_t)weft_tun_int(WEFT_TUN_AM_BUFFERS) / MULTI_MSGS_PER_BUF;
     layer.nmulti = n < 2 ? 2 : n;
+    layer.multi_size = MULTI_MSGS_PER_BUF * WEFT_OFI_MSG_BUF_SIZE;
+    if (layer.multi_size < MULTI_BATCHES_PER_BUF * layer.batch_max)
+        layer.multi_size = MULTI_BATCHES_PER_BUF * layer.batch_max;
     layer.multi = calloc(layer.nmulti, sizeof *layer.multi);
-    if (!layer.multi || posix_memalign((void **)&layer.multi_data, 64, layer.nmulti * MULTI_BUF_SIZE))
+    if (!layer.multi ||
+        posix_memalign((void **)&layer.multi_data, 64, layer.nmulti * layer.multi_size))
         return -1;
-    if (reg_bufs(layer.multi_data, layer.nmulti * MULTI_BUF_SIZE, &layer.recv_mr, FI_RECV))
+    if (reg_bufs(layer.multi_data, layer.nmulti * layer.multi_size, &layer.recv_mr, FI_RECV))
         return -1;
     for (size_t i = 0; i < layer.nmulti; i++) {
         layer.multi[i].h.kind = BUF_MULTI;
-        layer.multi[i].data = layer.multi_data + i * MULTI_BUF_SIZE;
+        layer.multi[i].data = layer.multi_data + i * layer.multi_size;
         if (post_multi(&layer.multi[i]) != 0)
             return -1;
     }
@@ -316,6 +396,21 @@ int weft_ofi_msg_init(void)
         layer.recv_mode = set_min_multi(weft_ofi_tx0.ep, want);
     if (layer.recv_mode == WEFT_OFI_MSG_RECV_MULTI)
         layer.recv_mode = check_min_multi(weft_ofi_tx0.ep, want);
+    if (layer.recv_mode != WEFT_OFI_MSG_RECV_MULTI)
+        layer.batch_max = 0;
+    layer.batch_depth = (unsigned)weft_tun_int(WEFT_TUN_AM_BATCH_DEPTH);
+    if (layer.batch_max) {
+        layer.peers = weft_scale_table_alloc((size_t)weft_rt.n_pes, sizeof *layer.peers);
+        if (!layer.peers) {
+            weft_warn("weft_ofi_init", "out of memory for active message batches");
+            return -1;
+        }
+    }
+    if (layer.batch_max)
+        weft_debug("ofi: active messages to one PE batched (up to %zu bytes) after %u a poll",
+                   layer.batch_max, layer.batch_depth);
+    else
+        weft_debug("ofi: active messages not batched");
     weft_debug("ofi: message layer receives into %s",
                layer.recv_mode == WEFT_OFI_MSG_RECV_MULTI ? "multi-receive buffers"
                                                           : "pre-posted buffers");
@@ -324,16 +419,19 @@ int weft_ofi_msg_init(void)
     layer.frag_size = fragment_size();
     weft_debug("ofi: messages above the inject size: %s",
                layer.frag_size ? "injected fragments" : "copied into a send buffer");
-    if (posix_memalign((void **)&layer.send, 64, MSG_SEND_BUFS * sizeof *layer.send)) {
+    layer.send_size = largest_msg();
+    layer.send = calloc(MSG_SEND_BUFS, sizeof *layer.send);
+    if (!layer.send ||
+        posix_memalign((void **)&layer.send_data, 64, MSG_SEND_BUFS * layer.send_size)) {
         weft_warn("weft_ofi_init", "out of memory for active message buffers");
         return -1;
     }
-    memset(layer.send, 0, MSG_SEND_BUFS * sizeof *layer.send);
-    if (reg_bufs(layer.send, MSG_SEND_BUFS * sizeof *layer.send, &layer.send_mr, FI_SEND))
+    if (reg_bufs(layer.send_data, MSG_SEND_BUFS * layer.send_size, &layer.send_mr, FI_SEND))
         return -1;
     layer.free_send = NULL;
     for (int i = MSG_SEND_BUFS - 1; i >= 0; i--) {
         layer.send[i].h.kind = BUF_SEND;
+        layer.send[i].data = layer.send_data + (size_t)i * layer.send_size;
         layer.send[i].next = layer.free_send;
         layer.free_send = &layer.send[i];
     }
@@ -358,7 +456,16 @@ void weft_ofi_msg_fini(void)
     free(layer.multi);
     free(layer.multi_data);
     free(layer.send);
-    layer.recv = layer.send = NULL;
+    free(layer.send_data);
+    if (layer.peers)
+        weft_scale_table_free(layer.peers, (size_t)weft_rt.n_pes, sizeof *layer.peers);
+    layer.peers = NULL;
+    layer.open_head = NULL;
+    layer.n_open = 0;
+    layer.batch_max = 0;
+    layer.recv = NULL;
+    layer.send = NULL;
+    layer.send_data = NULL;
     layer.multi = NULL;
     layer.multi_data = NULL;
     struct frag_partial **lists[2] = {&layer.partials, &layer.spare_partials};
@@ -376,22 +483,23 @@ void weft_ofi_msg_fini(void)
     }
     layer.pend_tail = NULL;
     layer.npend = 0;
+    layer.held = 0;
     layer.up = 0;
 }
 
 /* ---- sending ------------------------------------------------------------ */
 
-static struct msg_buf *get_send_buf(void)
+static struct send_buf *get_send_buf(void)
 {
     pthread_mutex_lock(&layer.lock);
-    struct msg_buf *b = layer.free_send;
+    struct send_buf *b = layer.free_send;
     if (b)
         layer.free_send = b->next;
     pthread_mutex_unlock(&layer.lock);
     return b;
 }
 
-static void put_send_buf(struct msg_buf *b)
+static void put_send_buf(struct send_buf *b)
 {
     pthread_mutex_lock(&layer.lock);
     b->next = layer.free_send;
@@ -405,9 +513,9 @@ static void put_send_buf(struct msg_buf *b)
 static const uint64_t zero_pad;
 #define PAD8(n) (((n) + 7) & ~(size_t)7)
 
-/* Post b's iov[0..n) as one message; b goes back to the pool on failure.
+/* Post b's iov[0..n) as one message; the caller keeps b on failure.
  * 0, or the provider's error. */
-static ssize_t post_send(int pe, struct msg_buf *b, struct iovec *iov, size_t n)
+static ssize_t post_send_keep(int pe, struct send_buf *b, struct iovec *iov, size_t n)
 {
     void *desc[3] = {buf_desc(layer.send_mr), NULL, buf_desc(layer.send_mr)};
     struct fi_msg m = {.msg_iov = iov,
@@ -417,10 +525,17 @@ static ssize_t post_send(int pe, struct msg_buf *b, struct iovec *iov, size_t n)
                        .context = &b->h.ctx};
     __atomic_add_fetch(&layer.sends_out, 1, __ATOMIC_RELAXED);
     ssize_t rc = fi_sendmsg(weft_ofi_tx0.ep, &m, FI_COMPLETION);
-    if (rc != 0) {
+    if (rc != 0)
         __atomic_sub_fetch(&layer.sends_out, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+
+/* The same, b back to the pool on failure. */
+static ssize_t post_send(int pe, struct send_buf *b, struct iovec *iov, size_t n)
+{
+    ssize_t rc = post_send_keep(pe, b, iov, n);
+    if (rc != 0)
         put_send_buf(b);
-    }
     return rc;
 }
 
@@ -429,7 +544,7 @@ static ssize_t try_send(int pe, const void *msg, size_t len)
 {
     if (len <= weft_ofi.fab.prov_inject)
         return fi_inject(weft_ofi_tx0.ep, msg, len, (fi_addr_t)pe);
-    struct msg_buf *b = get_send_buf();
+    struct send_buf *b = get_send_buf();
     if (!b)
         return -FI_EAGAIN;
     memcpy(b->data, msg, len);
@@ -454,6 +569,7 @@ static void queue_pending(int pe, const void *msg, size_t len)
         layer.pend_head = p;
     layer.pend_tail = p;
     __atomic_add_fetch(&layer.npend, 1, __ATOMIC_RELAXED); /* also read unlocked */
+    __atomic_add_fetch(&layer.held, 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&layer.lock);
 }
 
@@ -478,6 +594,7 @@ static void drain_pending(void)
         if (!layer.pend_head)
             layer.pend_tail = NULL;
         __atomic_sub_fetch(&layer.npend, 1, __ATOMIC_RELAXED);
+        __atomic_sub_fetch(&layer.held, 1, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&layer.lock);
         free(p);
     }
@@ -514,6 +631,119 @@ static size_t format_msg(char *msg, uint64_t id, const uint64_t *args, int nargs
     return padded;
 }
 
+/* ---- batches -------------------------------------------------------------
+ * The engine's messages to one PE are sent at once while fewer than
+ * layer.batch_depth went to it since this PE's last poll; later ones (the
+ * peer's queue is filling faster than it drains) are appended to an open
+ * batch for that PE, which goes as one provider message when it is full,
+ * at the next poll (every wait loop, the progress thread) and at the end of
+ * the engine's polls (weft_ofi_msg_flush). While a PE has an open batch,
+ * every engine message to it joins it (order per sender), and any other
+ * message to it sends the batch first. */
+
+/* Send batch b, which is open (batch_lock held): posted, or queued behind
+ * the messages already waiting. */
+static void batch_post(struct send_buf *b)
+{
+    int pe = b->pe; /* b may be reused once posted */
+    struct send_buf **pp = &layer.open_head;
+    while (*pp != b)
+        pp = &(*pp)->next;
+    *pp = b->next;
+    __atomic_sub_fetch(&layer.n_open, 1, __ATOMIC_RELAXED);
+    ((struct weft_ofi_msg_hdr *)(void *)b->data)->len =
+        (uint32_t)(b->used - sizeof(struct weft_ofi_msg_hdr));
+    b->h.done = -1;
+    struct iovec iov = {b->data, b->used};
+    ssize_t rc = __atomic_load_n(&layer.npend, __ATOMIC_RELAXED)
+                     ? -FI_EAGAIN
+                     : post_send_keep(pe, b, &iov, 1);
+    if (rc == -FI_EAGAIN)
+        queue_pending(pe, b->data, b->used);
+    else if (rc)
+        weft_ofi_fail("fi_send (active message batch)", pe, rc);
+    /* Only now may a sender that finds no open batch send at once: the
+     * batch is ahead of it (posted, or queued). */
+    __atomic_store_n(&layer.peers[pe].open, 0, __ATOMIC_RELEASE);
+    __atomic_sub_fetch(&layer.held, 1, __ATOMIC_RELEASE);
+    if (rc)
+        put_send_buf(b);
+}
+
+/* Send every open batch. */
+static void batch_flush_all(void)
+{
+    if (!__atomic_load_n(&layer.n_open, __ATOMIC_RELAXED))
+        return;
+    pthread_mutex_lock(&layer.batch_lock);
+    while (layer.open_head)
+        batch_post(layer.open_head);
+    pthread_mutex_unlock(&layer.batch_lock);
+}
+
+void weft_ofi_msg_flush(void) { batch_flush_all(); }
+
+/* Send pe's open batch, before a message that does not join it. */
+static void batch_flush_pe(int pe)
+{
+    if (!__atomic_load_n(&layer.peers[pe].open, __ATOMIC_RELAXED))
+        return;
+    pthread_mutex_lock(&layer.batch_lock);
+    uint16_t open = layer.peers[pe].open;
+    if (open)
+        batch_post(&layer.send[open - 1]);
+    pthread_mutex_unlock(&layer.batch_lock);
+}
+
+/* An engine message to pe: 1 when it joined a batch, 0 when the caller
+ * sends it at once (counted here). */
+static int batch_take(int pe, uint64_t id, const uint64_t *args, int nargs,
+                      const void *payload, size_t len)
+{
+    struct peer_batch *pb = &layer.peers[pe];
+    if (!__atomic_load_n(&pb->open, __ATOMIC_ACQUIRE)) {
+        uint32_t epoch = __atomic_load_n(&layer.epoch, __ATOMIC_RELAXED);
+        if (__atomic_load_n(&pb->epoch, __ATOMIC_RELAXED) != epoch) {
+            __atomic_store_n(&pb->epoch, epoch, __ATOMIC_RELAXED);
+            __atomic_store_n(&pb->sent, 1, __ATOMIC_RELAXED);
+            return 0;
+        }
+        uint16_t sent = __atomic_load_n(&pb->sent, __ATOMIC_RELAXED);
+        if (sent < layer.batch_depth) {
+            __atomic_store_n(&pb->sent, (uint16_t)(sent + 1), __ATOMIC_RELAXED);
+            return 0;
+        }
+        /* Waiting messages: the caller's send progresses until they go. */
+        if (__atomic_load_n(&layer.npend, __ATOMIC_RELAXED))
+            return 0;
+    }
+    size_t need = PAD8(WEFT_OFI_MSG_SIZE(nargs, len));
+    pthread_mutex_lock(&layer.batch_lock);
+    struct send_buf *b = pb->open ? &layer.send[pb->open - 1] : NULL;
+    if (b && b->used + need > layer.batch_max) {
+        batch_post(b);
+        b = NULL;
+    }
+    if (!b) {
+        if (!(b = get_send_buf())) {
+            pthread_mutex_unlock(&layer.batch_lock);
+            return 0;
+        }
+        struct weft_ofi_msg_hdr *h = (struct weft_ofi_msg_hdr *)(void *)b->data;
+        *h = (struct weft_ofi_msg_hdr){.flags = HDR_BATCH, .src = (uint32_t)weft_rt.my_pe};
+        b->pe = pe;
+        b->used = sizeof *h;
+        b->next = layer.open_head;
+        layer.open_head = b;
+        __atomic_add_fetch(&layer.n_open, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&layer.held, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&pb->open, (uint16_t)(b - layer.send + 1), __ATOMIC_RELAXED);
+    }
+    b->used += format_msg(b->data + b->used, id, args, nargs, payload, len);
+    pthread_mutex_unlock(&layer.batch_lock);
+    return 1;
+}
+
 void weft_ofi_msg_send_from(struct weft_ofi_tx *tx, int pe, uint64_t id, const uint64_t *args,
                             int nargs, const void *payload, size_t len)
 {
@@ -539,7 +769,7 @@ void weft_ofi_msg_send_from(struct weft_ofi_tx *tx, int pe, uint64_t id, const u
 static ssize_t send_zero_copy(int pe, uint64_t id, const uint64_t *args, int nargs,
                               const void *payload, size_t len)
 {
-    struct msg_buf *b = get_send_buf();
+    struct send_buf *b = get_send_buf();
     if (!b)
         return -FI_EAGAIN;
     size_t hlen = format_hdr(b->data, id, args, nargs, len);
@@ -634,7 +864,7 @@ static ssize_t send_fragments(int pe, uint64_t id, const uint64_t *args, int nar
 static ssize_t send_copy(int pe, uint64_t id, const uint64_t *args, int nargs,
                          const void *payload, size_t len)
 {
-    struct msg_buf *b = get_send_buf();
+    struct send_buf *b = get_send_buf();
     if (!b)
         return -FI_EAGAIN;
     b->h.done = -1;
@@ -666,6 +896,12 @@ static void send_formatted(int pe, const char *msg, size_t total)
 void weft_ofi_msg_send(int pe, uint64_t id, const uint64_t *args, int nargs, const void *payload,
                        size_t len)
 {
+    if (layer.batch_max) {
+        if ((uint8_t)id != WEFT_OFI_MSG_H_AM)
+            batch_flush_pe(pe);
+        else if (batch_take(pe, id, args, nargs, payload, len))
+            return;
+    }
     size_t total = PAD8(WEFT_OFI_MSG_SIZE(nargs, len));
     int large = total > weft_ofi.fab.prov_inject;
     int fragments = large && layer.frag_size;
@@ -719,8 +955,10 @@ void weft_ofi_msg_send_short(int pe, uint64_t id, const uint64_t *args, int narg
         uint64_t args[WEFT_OFI_MSG_MAX_ARGS];
     } m;
     size_t total = WEFT_OFI_MSG_SIZE(nargs, 0);
+    /* Nothing queued and no batch open (for any PE): injected now;
+     * otherwise it takes its place behind them (weft_ofi_msg_send). */
     if (WEFT_LIKELY((unsigned)nargs <= WEFT_OFI_MSG_MAX_ARGS && total <= weft_ofi.fab.prov_inject &&
-                    __atomic_load_n(&layer.npend, __ATOMIC_RELAXED) == 0)) {
+                    __atomic_load_n(&layer.held, __ATOMIC_ACQUIRE) == 0)) {
         m.h.handler = (uint8_t)id;
         m.h.nargs = (uint8_t)nargs;
         m.h.flags = 0;
@@ -808,11 +1046,37 @@ static void fragment_arrived(const struct weft_ofi_msg_hdr *h, const char *data,
     layer.spare_partials = f;
 }
 
+/* A batch: its messages, in the order they were sent. */
+static void dispatch_batch(const struct weft_ofi_msg_hdr *h, const char *data, size_t got)
+{
+    if (got - sizeof *h < h->len)
+        weft_fatal("weft_ofi_progress", "malformed active message batch from PE %u (%zu bytes)",
+                   h->src, got);
+    const char *at = data + sizeof *h, *end = at + h->len;
+    while (at < end) {
+        struct weft_ofi_msg_hdr m;
+        if ((size_t)(end - at) < sizeof m)
+            break;
+        memcpy(&m, at, sizeof m);
+        size_t size = PAD8(sizeof m + (size_t)m.nargs * sizeof(uint64_t) + m.len);
+        if (m.flags || m.len > WEFT_OFI_MSG_MAX_PAYLOAD || size > (size_t)(end - at))
+            break;
+        dispatch_whole(at, size);
+        at += size;
+    }
+    if (at != end)
+        weft_fatal("weft_ofi_progress", "malformed active message batch from PE %u at byte %zu",
+                   h->src, (size_t)(at - data));
+}
+
 static void dispatch(const char *data, size_t got)
 {
     const struct weft_ofi_msg_hdr *h = (const struct weft_ofi_msg_hdr *)(const void *)data;
-    if (WEFT_UNLIKELY(got >= sizeof *h && (h->flags & (HDR_FRAG_FIRST | HDR_FRAG_MORE)))) {
-        fragment_arrived(h, data, got);
+    if (WEFT_UNLIKELY(got >= sizeof *h && h->flags)) {
+        if (h->flags == HDR_BATCH)
+            dispatch_batch(h, data, got);
+        else
+            fragment_arrived(h, data, got);
         return;
     }
     dispatch_whole(data, got);
@@ -824,11 +1088,12 @@ static void dispatch(const char *data, size_t got)
 static void dispatch_multi(const char *buf, size_t got)
 {
     if (WEFT_UNLIKELY((uintptr_t)buf & 7)) {
-        uint64_t aligned[WEFT_OFI_MSG_BUF_SIZE / 8];
-        if (got > sizeof aligned)
+        uint64_t *aligned = got <= largest_msg() ? malloc(got) : NULL;
+        if (!aligned)
             weft_fatal("weft_ofi_progress", "active message of %zu bytes", got);
         memcpy(aligned, buf, got);
         dispatch((const char *)aligned, got);
+        free(aligned);
         return;
     }
     dispatch(buf, got);
@@ -872,6 +1137,10 @@ void weft_ofi_msg_poll(void)
         return;
     in_handler = 1;
     drain_pending();
+    if (layer.batch_max) {
+        __atomic_add_fetch(&layer.epoch, 1, __ATOMIC_RELAXED);
+        batch_flush_all();
+    }
     struct fi_cq_data_entry ev[16];
     for (;;) {
         ssize_t n = fi_cq_read(weft_ofi.fab.cq, ev, 16);
@@ -909,7 +1178,7 @@ void weft_ofi_msg_poll(void)
             } else if (h->kind == BUF_SEND) {
                 __atomic_sub_fetch(&layer.sends_out, 1, __ATOMIC_RELAXED);
                 if (h->done < 0)
-                    put_send_buf((struct msg_buf *)h);
+                    put_send_buf((struct send_buf *)h);
                 else /* its sender waits for this, then frees it */
                     __atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
             }
@@ -917,6 +1186,7 @@ void weft_ofi_msg_poll(void)
         if (n < 16)
             break;
     }
+    batch_flush_all();
     drain_pending();
     in_handler = 0;
 }

@@ -11,7 +11,10 @@
  * inject size goes as injected fragments the target reassembles where the
  * provider injects 1 KiB or more in order (WEFT_AM_FRAGMENTS: shm), as
  * header + payload (iovec) from the caller's buffer where that pays
- * (WEFT_AM_ZERO_COPY), else copied once into a send buffer.
+ * (WEFT_AM_ZERO_COPY), else copied once into a send buffer. The
+ * active-message engine's messages to a PE that arrive faster than this PE
+ * polls are batched into one provider message (WEFT_AM_BATCH) where
+ * receives land in multi-receive buffers.
  * Its users: the transport's own software atomics, collective signals and
  * coalesced put batches (ofi_amo.c, ofi_coalesce.c), and, through
  * transport.h, the active-message engine above the transports (src/am/),
@@ -71,6 +74,10 @@ void weft_ofi_msg_register(int id, weft_ofi_msg_handler_fn fn);
  * else the call progresses until the message is accepted. */
 void weft_ofi_msg_send(int pe, uint64_t id, const uint64_t *args, int nargs, const void *payload,
                        size_t len);
+
+/* Send the batches of the active-message engine's messages gathered so
+ * far (ofi_msg.c, "batches"): at the end of the engine's polls. */
+void weft_ofi_msg_flush(void);
 
 /* A message with no payload (id, args as weft_ofi_msg_send): injected
  * from a header and the arguments laid out on the stack when nothing is

@@ -76,7 +76,17 @@ static void set_provider_env(void)
      * (docs/providers.md, problem 7). 4224 x 128 gives about 5 MiB plus
      * 5 MiB per peer, with no change measured in the benchmarks
      * (docs/providers.md). */
-    char rxm_buffer[16];
+    char rxm_buffer[24];
+    /* A batch of active messages (WEFT_AM_BATCH) is one message too:
+     * rxm's eager limit is raised to it apart from the buffers (tcp's
+     * receives land in weft's buffers directly), unless the user set
+     * either (then batches stay within theirs: ofi_msg.c). */
+    long long batch = weft_tun_int(WEFT_TUN_AM_BATCH);
+    if (!getenv("FI_OFI_RXM_BUFFER_SIZE") && !getenv("FI_OFI_RXM_EAGER_LIMIT") &&
+        batch > WEFT_OFI_MSG_BUF_SIZE) {
+        snprintf(rxm_buffer, sizeof rxm_buffer, "%lld", batch);
+        setenv("FI_OFI_RXM_EAGER_LIMIT", rxm_buffer, 0);
+    }
     snprintf(rxm_buffer, sizeof rxm_buffer, "%d", WEFT_OFI_MSG_BUF_SIZE);
     setenv("FI_OFI_RXM_BUFFER_SIZE", rxm_buffer, 0);
     setenv("FI_OFI_RXM_MSG_RX_SIZE", "128", 0);
