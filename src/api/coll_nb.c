@@ -327,14 +327,40 @@ static char *member_addr(const struct weft_team *t, int i, const void *p, size_t
     return weft_transport_ptr(seg, off, weft_team_world_pe(t, i));
 }
 
-/* Every member maps p: the same answer on every PE of a correct program,
- * which passes the same symmetric object everywhere. */
-static int mapped_everywhere(const struct weft_team *t, const void *p)
+/* Every member maps the len bytes at p: the same answer on every PE of a
+ * correct program, which passes the same symmetric object everywhere. */
+static int mapped_everywhere(const struct weft_team *t, const void *p, size_t len)
 {
     for (int i = 0; i < t->size; i++)
-        if (!member_addr(t, i, p, 1))
+        if (!member_addr(t, i, p, len ? len : 1))
             return 0;
     return 1;
+}
+
+/* Bytes op reads from source and writes to dest on this PE (collect's dest:
+ * this PE's own share, the rest is known only to the last to start). */
+static void op_spans(const struct weft_nb_op *op, int n, size_t *src, size_t *dst)
+{
+    size_t all = op->len * (size_t)n;
+    switch (op->kind) {
+    case WEFT_NB_ALLTOALLS:
+        *src = all ? ((all - 1) * (size_t)op->sst + 1) * op->esz : 0;
+        *dst = all ? ((all - 1) * (size_t)op->dst + 1) * op->esz : 0;
+        break;
+    case WEFT_NB_REDUCE:
+        *src = *dst = op->len * op->esz;
+        break;
+    case WEFT_NB_ALLTOALL:
+        *src = *dst = all;
+        break;
+    case WEFT_NB_FCOLLECT:
+        *src = op->len;
+        *dst = all;
+        break;
+    default: /* broadcast, collect */
+        *src = *dst = op->len;
+        break;
+    }
 }
 
 static int takes_direct_path(const struct weft_nb_op *op)
@@ -362,8 +388,10 @@ static int takes_direct_path(const struct weft_nb_op *op)
         return 0;
     /* A broadcast reads the root's dest (the root copies its source there
      * first), so only dest must be mapped. */
-    return mapped_everywhere(t, op->dest) &&
-           (op->kind == WEFT_NB_BCAST || mapped_everywhere(t, op->source));
+    size_t src_len, dst_len;
+    op_spans(op, t->size, &src_len, &dst_len);
+    return mapped_everywhere(t, op->dest, dst_len) &&
+           (op->kind == WEFT_NB_BCAST || mapped_everywhere(t, op->source, src_len));
 }
 
 /* Waits until *w reaches want, as the blocking collectives wait. */
