@@ -8,24 +8,25 @@
  * shmem_req_wait complete them (a waiter whose request the engine has not
  * started runs the queue up to it itself: run_here).
  *
- * The direct path: the last member to start a collective moves all of it.
- * A PE that starts collective k of the team (its sequence number on the
- * team, s = k mod WEFT_NB_RING) adds 1 to the "entered" word s of team
- * index 0; the PE whose add completes the count knows every member is
- * inside, so every source is ready and every dest may be written (the
- * draft's rule: neither is touched by the program until its completion).
- * It copies (or reduces) every member's share at once, through the
- * mapping, then raises the "done" word s of every member. The others
- * compute meanwhile: no thread, no system call, nothing to hand over, and
- * the request is complete on every PE as soon as the last one has started
- * it. Ordering: each start adds to "entered" with release and the last
- * one's add acquires (the adds form one release sequence), so it sees
- * every source; its release stores of "done" order its copies before
- * every member's acquire load in shmem_req_test. Every word only grows, so
- * ring entry s serves k, k + WEFT_NB_RING, ...: a PE starting k first
- * waits until k - WEFT_NB_RING is complete here, which needs every member
- * to have entered it, so the count of "entered" s is exactly what k's
- * arrivals add to. A blocking collective need not wait for these: they
+ * The direct path: a PE that starts collective k of the team (its
+ * sequence number on the team, s = k mod WEFT_NB_RING) first writes its
+ * own share into every member's dest through the mapping (broadcast's
+ * root, fcollect, alltoall(s): the entry rule makes every dest writable as
+ * soon as any member starts), then adds 1 to the "entered" word s of team
+ * index 0. The PE whose add completes the count knows every member is
+ * inside: it moves what needs every member's source or length (collect,
+ * reductions: every source is ready, the draft's rule keeps it untouched
+ * until completion), then raises the "done" word s of every member. The
+ * others compute meanwhile: no thread, no system call, nothing to hand
+ * over, and the request is complete on every PE as soon as the last one
+ * has started it. Ordering: each start adds to "entered" with release and
+ * the last one's add acquires (the adds form one release sequence), so it
+ * sees every push and source; its release stores of "done" order all of
+ * it before every member's acquire load in shmem_req_test. Every word only
+ * grows, so ring entry s serves k, k + WEFT_NB_RING, ...: a PE starting k
+ * first waits until k - WEFT_NB_RING is complete here, which needs every
+ * member to have entered it, so the count of "entered" s is exactly what
+ * k's arrivals add to. A blocking collective need not wait for these: they
  * use none of the team's other counters.
  *
  * Why a thread: a collective is a chain of rounds, each waiting for a
@@ -297,8 +298,8 @@ static void start_engine(const char *call)
 #define PATH_AUTO 0
 #define PATH_DIRECT 1
 #define PATH_ENGINE 2
-/* Where the path is auto, the largest team whose data-moving collectives
- * take it: the last member to start copies every member's share, which
+/* Where the path is auto, the largest team whose collects and reductions
+ * take it: the last member to start moves every member's share, which
  * the blocking algorithms spread over all of them (on a host with a core
  * per PE a large team is better served by the engine). */
 #define DIRECT_AUTO_MAX 16
@@ -384,14 +385,15 @@ static int takes_direct_path(const struct weft_nb_op *op)
         return 0;
     if (op->kind == WEFT_NB_SYNC)
         return 1;
-    if (nb_path == PATH_AUTO && t->size > DIRECT_AUTO_MAX)
+    /* Collect and the reductions read every member's source, the others
+     * only their own. */
+    int reads_all = op->kind == WEFT_NB_COLLECT || op->kind == WEFT_NB_REDUCE;
+    if (reads_all && nb_path == PATH_AUTO && t->size > DIRECT_AUTO_MAX)
         return 0;
-    /* A broadcast reads the root's dest (the root copies its source there
-     * first), so only dest must be mapped. */
     size_t src_len, dst_len;
     op_spans(op, t->size, &src_len, &dst_len);
     return mapped_everywhere(t, op->dest, dst_len) &&
-           (op->kind == WEFT_NB_BCAST || mapped_everywhere(t, op->source, src_len));
+           (!reads_all || mapped_everywhere(t, op->source, src_len));
 }
 
 /* Waits until *w reaches want, as the blocking collectives wait. */
@@ -433,71 +435,75 @@ static void direct_reduce(const struct weft_nb_op *op)
     }
 }
 
-/* Moves every member's share of op: every member has entered. */
+/* At the start, on every PE: this PE's share of a collective whose shares
+ * are known to their owner, written into every member's dest, which the
+ * entry rule makes writable as soon as any member starts. The same copies
+ * as the blocking algorithms, by the same PE. Returns 0 for the others
+ * (collect, reductions), which the last member to start moves. */
+static int direct_push(const struct weft_nb_op *op)
+{
+    const struct weft_team *t = op->team;
+    int n = t->size, me = t->my_pe;
+    size_t len = op->len;
+    switch (op->kind) {
+    case WEFT_NB_SYNC:
+        return 1;
+    case WEFT_NB_BCAST:
+        if (me == op->root && len)
+            for (int i = 0; i < n; i++)
+                if (i != me || op->dest != op->source)
+                    memcpy(member_addr(t, i, op->dest, len), op->source, len);
+        return 1;
+    case WEFT_NB_FCOLLECT:
+    case WEFT_NB_ALLTOALL:
+        if (len)
+            for (int i = 0; i < n; i++) {
+                /* fcollect: the source to block me of every dest;
+                 * alltoall: block i of the source to block me of i's. */
+                const char *from = op->kind == WEFT_NB_FCOLLECT
+                                       ? (const char *)op->source
+                                       : (const char *)op->source + (size_t)i * len;
+                memcpy(member_addr(t, i, op->dest, len * (size_t)n) + (size_t)me * len, from,
+                       len);
+            }
+        return 1;
+    case WEFT_NB_ALLTOALLS:
+        if (len) {
+            ptrdiff_t esz = (ptrdiff_t)op->esz, dstep = op->dst * esz, sstep = op->sst * esz;
+            for (int i = 0; i < n; i++)
+                weft_copy_strided(member_addr(t, i, op->dest, 1) +
+                                      (ptrdiff_t)((size_t)me * len) * dstep,
+                                  dstep, (const char *)op->source +
+                                             (ptrdiff_t)((size_t)i * len) * sstep,
+                                  sstep, op->esz, len);
+        }
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* What the last member to start moves (every member has entered): a
+ * collect, whose offsets need every member's length, or a reduction,
+ * which needs every source. */
 static void direct_move(const struct weft_nb_op *op, int ring)
 {
     const struct weft_team *t = op->team;
     int n = t->size;
-    size_t len = op->len;
-    switch (op->kind) {
-    case WEFT_NB_SYNC:
-        break;
-    case WEFT_NB_BCAST: {
-        if (!len)
-            break;
-        const char *from = member_addr(t, op->root, op->dest, len);
-        for (int i = 0; i < n; i++)
-            if (i != op->root)
-                memcpy(member_addr(t, i, op->dest, len), from, len);
-        break;
-    }
-    case WEFT_NB_FCOLLECT:
-    case WEFT_NB_ALLTOALL:
-        if (!len)
-            break;
-        for (int j = 0; j < n; j++) {
-            const char *s = member_addr(t, j, op->source, len * (size_t)n);
-            for (int i = 0; i < n; i++) {
-                /* fcollect: j's source to block j of every dest;
-                 * alltoall: block i of j's source to block j of i's dest. */
-                const char *from = op->kind == WEFT_NB_FCOLLECT ? s : s + (size_t)i * len;
-                memcpy(member_addr(t, i, op->dest, len * (size_t)n) + (size_t)j * len, from,
-                       len);
-            }
-        }
-        break;
-    case WEFT_NB_COLLECT: {
-        size_t at = 0;
-        for (int j = 0; j < n; j++) {
-            size_t lj = __atomic_load_n(member_word(t, j, WEFT_TF_NB_LEN + ring),
-                                        __ATOMIC_RELAXED);
-            if (lj) {
-                const char *s = member_addr(t, j, op->source, lj);
-                for (int i = 0; i < n; i++)
-                    memcpy(member_addr(t, i, op->dest, at + lj) + at, s, lj);
-            }
-            at += lj;
-        }
-        break;
-    }
-    case WEFT_NB_ALLTOALLS: {
-        if (!len)
-            break;
-        ptrdiff_t esz = (ptrdiff_t)op->esz, dstep = op->dst * esz, sstep = op->sst * esz;
-        for (int j = 0; j < n; j++) {
-            const char *s = member_addr(t, j, op->source, 1);
-            for (int i = 0; i < n; i++)
-                weft_copy_strided(member_addr(t, i, op->dest, 1) +
-                                      (ptrdiff_t)((size_t)j * len) * dstep,
-                                  dstep, s + (ptrdiff_t)((size_t)i * len) * sstep, sstep,
-                                  op->esz, len);
-        }
-        break;
-    }
-    case WEFT_NB_REDUCE:
-        if (len)
+    if (op->kind == WEFT_NB_REDUCE) {
+        if (op->len)
             direct_reduce(op);
-        break;
+        return;
+    }
+    size_t at = 0;
+    for (int j = 0; j < n; j++) {
+        size_t lj = __atomic_load_n(member_word(t, j, WEFT_TF_NB_LEN + ring), __ATOMIC_RELAXED);
+        if (lj) {
+            const char *s = member_addr(t, j, op->source, lj);
+            for (int i = 0; i < n; i++)
+                memcpy(member_addr(t, i, op->dest, at + lj) + at, s, lj);
+        }
+        at += lj;
     }
 }
 
@@ -518,16 +524,16 @@ static void direct_start(struct weft_req *r)
     r->seq = k;
     if (use > 1) /* the entry's previous collective is complete here */
         wait_word(weft_team_flags(t->slot) + WEFT_TF_NB_DONE + ring, use - 1, op);
+    int pushed = direct_push(op);
     if (op->kind == WEFT_NB_COLLECT)
         __atomic_store_n(weft_team_flags(t->slot) + WEFT_TF_NB_LEN + ring, (uint64_t)op->len,
                          __ATOMIC_RELAXED);
-    if (op->kind == WEFT_NB_BCAST && t->my_pe == op->root && op->len && op->dest != op->source)
-        memmove(op->dest, op->source, op->len);
     uint64_t entered =
         __atomic_add_fetch(member_word(t, 0, WEFT_TF_NB_ENTERED + ring), 1, __ATOMIC_ACQ_REL);
     if (entered != use * (uint64_t)t->size)
         return;
-    direct_move(op, ring);
+    if (!pushed)
+        direct_move(op, ring);
     for (int i = 0; i < t->size; i++)
         __atomic_store_n(member_word(t, i, WEFT_TF_NB_DONE + ring), use, __ATOMIC_RELEASE);
 }
