@@ -367,11 +367,15 @@ static void op_spans(const struct weft_nb_op *op, int n, size_t *src, size_t *ds
 static int takes_direct_path(const struct weft_nb_op *op)
 {
     struct weft_team *t = op->team;
-    if (nb_path < 0) {
+    /* Threads starting collectives on different teams may both read it
+     * first; they find the same value. */
+    int path = __atomic_load_n(&nb_path, __ATOMIC_RELAXED);
+    if (path < 0) {
         static const char *const paths[] = {"auto", "direct", "engine"};
-        nb_path = weft_tun_choice(WEFT_TUN_COLL_NB_PATH, paths, 3);
+        path = weft_tun_choice(WEFT_TUN_COLL_NB_PATH, paths, 3);
+        __atomic_store_n(&nb_path, path, __ATOMIC_RELAXED);
     }
-    if (nb_path == PATH_ENGINE)
+    if (path == PATH_ENGINE)
         return 0;
     if (t->size == 1)
         return 1;
@@ -388,7 +392,7 @@ static int takes_direct_path(const struct weft_nb_op *op)
     /* Collect and the reductions read every member's source, the others
      * only their own. */
     int reads_all = op->kind == WEFT_NB_COLLECT || op->kind == WEFT_NB_REDUCE;
-    if (reads_all && nb_path == PATH_AUTO && t->size > DIRECT_AUTO_MAX)
+    if (reads_all && path == PATH_AUTO && t->size > DIRECT_AUTO_MAX)
         return 0;
     size_t src_len, dst_len;
     op_spans(op, t->size, &src_len, &dst_len);
