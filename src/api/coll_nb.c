@@ -29,13 +29,13 @@
  * k's arrivals add to. A blocking collective need not wait for these: they
  * use none of the team's other counters.
  *
- * Why a thread: a collective is a chain of rounds, each waiting for a
- * peer's signal, and the application computes between starting it and
- * waiting for it. A thread that sleeps while nothing is queued and runs
- * every round as soon as its signal lands makes the collective advance on
- * the direct path (nothing else would) and over manual-progress providers
- * (its waits drive the endpoint's progress) without the application
- * calling into weft. The engine needs a transport that two threads may
+ * Why a thread where the direct path cannot run: a collective through
+ * libfabric is a chain of rounds, each waiting for a peer's signal, and
+ * the application computes between starting it and waiting for it. A
+ * thread that sleeps while nothing is queued and runs every round as soon
+ * as its signal lands makes the collective advance over manual-progress
+ * providers (its waits drive the endpoint's progress) without the
+ * application calling into weft. The engine needs a transport that two threads may
  * drive at once (every PE direct, or an FI_THREAD_SAFE domain); without
  * one, each collective runs to completion when it is posted.
  *
