@@ -59,6 +59,9 @@ static inline void weft_coll_nb_drain(struct weft_team *team)
     if (WEFT_UNLIKELY(__atomic_load_n(&team->nb_done, __ATOMIC_ACQUIRE) != team->nb_issued))
         weft_coll_nb_wait_team(team);
 }
+/* The same, and the direct path's too (whose last member to start them
+ * may still write this PE's memory): before the team goes away. */
+void weft_coll_nb_wait_all(struct weft_team *team);
 /* The engine thread's pause between two polls of a wait: a short spin,
  * then naps growing from microseconds, so that waiting leaves the cores to
  * the application's computation. */

@@ -1,19 +1,41 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* coll_nb.c owns the engine of the non-blocking team collectives: their
- * requests, the queue the application thread posts them to, and the engine
- * thread that runs them, in the order they were posted, with the same
- * algorithms as the blocking collectives (coll_engine.c) through a context
- * of its own; shmem_req_test and shmem_req_wait complete them (a waiter
- * whose request the engine has not started runs the queue up to it
- * itself: run_here).
+/* coll_nb.c owns the non-blocking team collectives' two paths and their
+ * requests: the direct path, where every member of the team maps every
+ * other's memory and no thread is needed (below), and the engine, a queue
+ * the application thread posts to and a thread that runs it, in the order
+ * they were posted, with the same algorithms as the blocking collectives
+ * (coll_engine.c) through a context of its own; shmem_req_test and
+ * shmem_req_wait complete them (a waiter whose request the engine has not
+ * started runs the queue up to it itself: run_here).
  *
- * Why a thread: a collective is a chain of rounds, each waiting for a
- * peer's signal, and the application computes between starting it and
- * waiting for it. A thread that sleeps while nothing is queued and runs
- * every round as soon as its signal lands makes the collective advance on
- * the direct path (nothing else would) and over manual-progress providers
- * (its waits drive the endpoint's progress) without the application
- * calling into weft. The engine needs a transport that two threads may
+ * The direct path: a PE that starts collective k of the team (its
+ * sequence number on the team, s = k mod WEFT_NB_RING) first writes its
+ * own share into every member's dest through the mapping (broadcast's
+ * root, fcollect, alltoall(s): the entry rule makes every dest writable as
+ * soon as any member starts), then adds 1 to the "entered" word s of team
+ * index 0. The PE whose add completes the count knows every member is
+ * inside: it moves what needs every member's source or length (collect,
+ * reductions: every source is ready, the draft's rule keeps it untouched
+ * until completion), then raises the "done" word s of every member. The
+ * others compute meanwhile: no thread, no system call, nothing to hand
+ * over, and the request is complete on every PE as soon as the last one
+ * has started it. Ordering: each start adds to "entered" with release and
+ * the last one's add acquires (the adds form one release sequence), so it
+ * sees every push and source; its release stores of "done" order all of
+ * it before every member's acquire load in shmem_req_test. Every word only
+ * grows, so ring entry s serves k, k + WEFT_NB_RING, ...: a PE starting k
+ * first waits until k - WEFT_NB_RING is complete here, which needs every
+ * member to have entered it, so the count of "entered" s is exactly what
+ * k's arrivals add to. A blocking collective need not wait for these: they
+ * use none of the team's other counters.
+ *
+ * Why a thread where the direct path cannot run: a collective through
+ * libfabric is a chain of rounds, each waiting for a peer's signal, and
+ * the application computes between starting it and waiting for it. A
+ * thread that sleeps while nothing is queued and runs every round as soon
+ * as its signal lands makes the collective advance over manual-progress
+ * providers (its waits drive the endpoint's progress) without the
+ * application calling into weft. The engine needs a transport that two threads may
  * drive at once (every PE direct, or an FI_THREAD_SAFE domain); without
  * one, each collective runs to completion when it is posted.
  *
@@ -38,6 +60,7 @@
 
 #include "api/coll_nb.h"
 #include "core/cpu_relax.h"
+#include "core/tunables.h"
 #include "runtime/lifecycle.h"
 #include "weft/info.h"
 
@@ -51,6 +74,8 @@ struct weft_req {
     struct weft_req *next;  /* in the queue */
     struct weft_nb_op op;
     int done;               /* 1 once the engine finished it (release) */
+    int direct;             /* run by the direct path: see direct_done */
+    uint64_t seq;           /* the direct path's sequence number on the team */
 };
 
 static struct {
@@ -267,6 +292,278 @@ static void start_engine(const char *call)
     weft_debug("%s: non-blocking collectives run on an engine thread", call);
 }
 
+
+/* ---- the direct path ------------------------------------------------------ */
+
+#define PATH_AUTO 0
+#define PATH_DIRECT 1
+#define PATH_ENGINE 2
+/* Where the path is auto, the largest team whose collects and reductions
+ * take it: the last member to start moves every member's share, which
+ * the blocking algorithms spread over all of them (on a host with a core
+ * per PE a large team is better served by the engine). */
+#define DIRECT_AUTO_MAX 16
+
+static int nb_path = -1;
+
+/* Word idx of team member i's scratch slot, through the mapping. */
+static uint64_t *member_word(const struct weft_team *t, int i, int idx)
+{
+    if (i == t->my_pe)
+        return weft_team_flags(t->slot) + idx;
+    return weft_transport_ptr(WEFT_SEG_HEAP,
+                              weft_team_slot_off(t->slot) + (uint64_t)idx * sizeof(uint64_t),
+                              weft_team_world_pe(t, i));
+}
+
+/* Symmetric object p (len bytes, len > 0) as member i maps it. */
+static char *member_addr(const struct weft_team *t, int i, const void *p, size_t len)
+{
+    int seg;
+    uint64_t off;
+    if (i == t->my_pe)
+        return (char *)p;
+    if (weft_sym_resolve(p, len, &seg, &off) != 0)
+        return NULL;
+    return weft_transport_ptr(seg, off, weft_team_world_pe(t, i));
+}
+
+/* Every member maps the len bytes at p: the same answer on every PE of a
+ * correct program, which passes the same symmetric object everywhere. */
+static int mapped_everywhere(const struct weft_team *t, const void *p, size_t len)
+{
+    for (int i = 0; i < t->size; i++)
+        if (!member_addr(t, i, p, len ? len : 1))
+            return 0;
+    return 1;
+}
+
+/* Bytes op reads from source and writes to dest on this PE (collect's dest:
+ * this PE's own share, the rest is known only to the last to start). */
+static void op_spans(const struct weft_nb_op *op, int n, size_t *src, size_t *dst)
+{
+    size_t all = op->len * (size_t)n;
+    switch (op->kind) {
+    case WEFT_NB_ALLTOALLS:
+        *src = all ? ((all - 1) * (size_t)op->sst + 1) * op->esz : 0;
+        *dst = all ? ((all - 1) * (size_t)op->dst + 1) * op->esz : 0;
+        break;
+    case WEFT_NB_REDUCE:
+        *src = *dst = op->len * op->esz;
+        break;
+    case WEFT_NB_ALLTOALL:
+        *src = *dst = all;
+        break;
+    case WEFT_NB_FCOLLECT:
+        *src = op->len;
+        *dst = all;
+        break;
+    default: /* broadcast, collect */
+        *src = *dst = op->len;
+        break;
+    }
+}
+
+static int takes_direct_path(const struct weft_nb_op *op)
+{
+    struct weft_team *t = op->team;
+    /* Threads starting collectives on different teams may both read it
+     * first; they find the same value. */
+    int path = __atomic_load_n(&nb_path, __ATOMIC_RELAXED);
+    if (path < 0) {
+        static const char *const paths[] = {"auto", "direct", "engine"};
+        path = weft_tun_choice(WEFT_TUN_COLL_NB_PATH, paths, 3);
+        __atomic_store_n(&nb_path, path, __ATOMIC_RELAXED);
+    }
+    if (path == PATH_ENGINE)
+        return 0;
+    if (t->size == 1)
+        return 1;
+    if (!t->nb_direct) {
+        int ok = t->slot >= 0;
+        for (int i = 0; ok && i < t->size; i++)
+            ok = member_word(t, i, 0) != NULL;
+        t->nb_direct = ok ? 1 : -1;
+    }
+    if (t->nb_direct < 0)
+        return 0;
+    if (op->kind == WEFT_NB_SYNC)
+        return 1;
+    /* Collect and the reductions read every member's source, the others
+     * only their own. */
+    int reads_all = op->kind == WEFT_NB_COLLECT || op->kind == WEFT_NB_REDUCE;
+    if (reads_all && path == PATH_AUTO && t->size > DIRECT_AUTO_MAX)
+        return 0;
+    size_t src_len, dst_len;
+    op_spans(op, t->size, &src_len, &dst_len);
+    return mapped_everywhere(t, op->dest, dst_len) &&
+           (!reads_all || mapped_everywhere(t, op->source, src_len));
+}
+
+/* Waits until *w reaches want, as the blocking collectives wait. */
+static void wait_word(const uint64_t *w, uint64_t want, const struct weft_nb_op *op)
+{
+    if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= want)
+        return;
+    weft_wait.call = op->call;
+    weft_wait.team = op->team;
+    weft_wait.addr = w;
+    weft_wait.want = want;
+    weft_wait.kind = WEFT_WAIT_COLL;
+    unsigned spins = 0;
+    while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < want)
+        weft_poll_yield(&spins);
+    weft_wait.kind = WEFT_WAIT_NONE;
+}
+
+/* The reduction, a stack buffer's worth of elements at a time: the
+ * members' sources are combined in team order into the buffer, which is
+ * then copied to every dest; a dest equal to its source (in place) is
+ * written only where every source has been read. */
+static void direct_reduce(const struct weft_nb_op *op)
+{
+    const struct weft_team *t = op->team;
+    int n = t->size;
+    size_t bytes = op->len * op->esz;
+    _Alignas(64) unsigned char buf[4096];
+    size_t per = sizeof buf / op->esz;
+    for (size_t e = 0; e < op->len; e += per) {
+        size_t cnt = op->len - e < per ? op->len - e : per;
+        size_t at = e * op->esz;
+        const char *s0 = member_addr(t, 0, op->source, bytes);
+        op->red(buf, s0 + at, member_addr(t, 1, op->source, bytes) + at, cnt);
+        for (int j = 2; j < n; j++)
+            op->red(buf, buf, member_addr(t, j, op->source, bytes) + at, cnt);
+        for (int i = 0; i < n; i++)
+            memcpy(member_addr(t, i, op->dest, bytes) + at, buf, cnt * op->esz);
+    }
+}
+
+/* At the start, on every PE: this PE's share of a collective whose shares
+ * are known to their owner, written into every member's dest, which the
+ * entry rule makes writable as soon as any member starts. The same copies
+ * as the blocking algorithms, by the same PE. Returns 0 for the others
+ * (collect, reductions), which the last member to start moves. */
+static int direct_push(const struct weft_nb_op *op)
+{
+    const struct weft_team *t = op->team;
+    int n = t->size, me = t->my_pe;
+    size_t len = op->len;
+    switch (op->kind) {
+    case WEFT_NB_SYNC:
+        return 1;
+    case WEFT_NB_BCAST:
+        if (me == op->root && len)
+            for (int i = 0; i < n; i++)
+                if (i != me || op->dest != op->source)
+                    memcpy(member_addr(t, i, op->dest, len), op->source, len);
+        return 1;
+    case WEFT_NB_FCOLLECT:
+    case WEFT_NB_ALLTOALL:
+        if (len)
+            for (int i = 0; i < n; i++) {
+                /* fcollect: the source to block me of every dest;
+                 * alltoall: block i of the source to block me of i's. */
+                const char *from = op->kind == WEFT_NB_FCOLLECT
+                                       ? (const char *)op->source
+                                       : (const char *)op->source + (size_t)i * len;
+                memcpy(member_addr(t, i, op->dest, len * (size_t)n) + (size_t)me * len, from,
+                       len);
+            }
+        return 1;
+    case WEFT_NB_ALLTOALLS:
+        if (len) {
+            ptrdiff_t esz = (ptrdiff_t)op->esz, dstep = op->dst * esz, sstep = op->sst * esz;
+            for (int i = 0; i < n; i++)
+                weft_copy_strided(member_addr(t, i, op->dest, 1) +
+                                      (ptrdiff_t)((size_t)me * len) * dstep,
+                                  dstep, (const char *)op->source +
+                                             (ptrdiff_t)((size_t)i * len) * sstep,
+                                  sstep, op->esz, len);
+        }
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* What the last member to start moves (every member has entered): a
+ * collect, whose offsets need every member's length, or a reduction,
+ * which needs every source. */
+static void direct_move(const struct weft_nb_op *op, int ring)
+{
+    const struct weft_team *t = op->team;
+    int n = t->size;
+    if (op->kind == WEFT_NB_REDUCE) {
+        if (op->len)
+            direct_reduce(op);
+        return;
+    }
+    size_t at = 0;
+    for (int j = 0; j < n; j++) {
+        size_t lj = __atomic_load_n(member_word(t, j, WEFT_TF_NB_LEN + ring), __ATOMIC_RELAXED);
+        if (lj) {
+            const char *s = member_addr(t, j, op->source, lj);
+            for (int i = 0; i < n; i++)
+                memcpy(member_addr(t, i, op->dest, at + lj) + at, s, lj);
+        }
+        at += lj;
+    }
+}
+
+static void direct_start(struct weft_req *r)
+{
+    const struct weft_nb_op *op = &r->op;
+    struct weft_team *t = op->team;
+    r->direct = 1;
+    if (t->size == 1) {
+        run(op, &weft_ctx_default);
+        r->seq = 0;
+        r->done = 1;
+        return;
+    }
+    uint64_t k = t->nb_direct_seq++;
+    int ring = (int)(k % WEFT_NB_RING);
+    uint64_t use = k / WEFT_NB_RING + 1; /* of ring entry `ring` */
+    r->seq = k;
+    if (use > 1) /* the entry's previous collective is complete here */
+        wait_word(weft_team_flags(t->slot) + WEFT_TF_NB_DONE + ring, use - 1, op);
+    int pushed = direct_push(op);
+    if (op->kind == WEFT_NB_COLLECT)
+        __atomic_store_n(weft_team_flags(t->slot) + WEFT_TF_NB_LEN + ring, (uint64_t)op->len,
+                         __ATOMIC_RELAXED);
+    uint64_t entered =
+        __atomic_add_fetch(member_word(t, 0, WEFT_TF_NB_ENTERED + ring), 1, __ATOMIC_ACQ_REL);
+    if (entered != use * (uint64_t)t->size)
+        return;
+    if (!pushed)
+        direct_move(op, ring);
+    for (int i = 0; i < t->size; i++)
+        __atomic_store_n(member_word(t, i, WEFT_TF_NB_DONE + ring), use, __ATOMIC_RELEASE);
+}
+
+static int direct_done(const struct weft_req *r)
+{
+    const struct weft_team *t = r->op.team;
+    if (t->size == 1)
+        return 1;
+    return __atomic_load_n(weft_team_flags(t->slot) + WEFT_TF_NB_DONE + r->seq % WEFT_NB_RING,
+                           __ATOMIC_ACQUIRE) >= r->seq / WEFT_NB_RING + 1;
+}
+
+/* Waits for every direct collective started on team (shmem_team_destroy). */
+static void direct_wait_team(struct weft_team *t)
+{
+    if (t->size == 1)
+        return;
+    uint64_t k = t->nb_direct_seq;
+    for (uint64_t j = k > WEFT_NB_RING ? k - WEFT_NB_RING : 0; j < k; j++) {
+        struct weft_nb_op op = {.call = "shmem_team_destroy", .team = t};
+        wait_word(weft_team_flags(t->slot) + WEFT_TF_NB_DONE + j % WEFT_NB_RING,
+                  j / WEFT_NB_RING + 1, &op);
+    }
+}
+
 int weft_coll_nb_post(const struct weft_nb_op *op, shmem_req_h *request)
 {
     struct weft_req *r = malloc(sizeof *r);
@@ -275,6 +572,12 @@ int weft_coll_nb_post(const struct weft_nb_op *op, shmem_req_h *request)
     r->next = NULL;
     r->op = *op;
     r->done = 0;
+    r->direct = 0;
+    if (takes_direct_path(op)) {
+        direct_start(r);
+        *request = r;
+        return 0;
+    }
     if (!eng.mode)
         start_engine(op->call);
     op->team->nb_issued++;
@@ -318,9 +621,18 @@ static int team_drained(const void *arg)
 
 void weft_coll_nb_wait_team(struct weft_team *team) { wait_until(team_drained, team); }
 
+void weft_coll_nb_wait_all(struct weft_team *team)
+{
+    if (team->nb_direct_seq)
+        direct_wait_team(team);
+    weft_coll_nb_drain(team);
+}
+
 static int req_done(const void *arg)
 {
     const struct weft_req *r = arg;
+    if (r->direct)
+        return direct_done(r);
     return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
 }
 
@@ -371,6 +683,16 @@ int shmem_req_wait(shmem_req_h *request)
     weft_check_init("shmem_req_wait");
     if (!request || *request == SHMEM_REQ_INVALID)
         return -1;
+    struct weft_req *r = *request;
+    if (r->direct) {
+        if (!direct_done(r))
+            wait_word(weft_team_flags(r->op.team->slot) + WEFT_TF_NB_DONE +
+                          r->seq % WEFT_NB_RING,
+                      r->seq / WEFT_NB_RING + 1, &r->op);
+        free(r);
+        *request = SHMEM_REQ_INVALID;
+        return 0;
+    }
     if (!req_done(*request) && eng.mode == MODE_THREAD)
         (void)run_here(*request);
     if (!req_done(*request)) {

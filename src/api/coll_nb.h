@@ -30,8 +30,9 @@ struct weft_nb_op {
     weft_red_fn red;        /* REDUCE */
 };
 
-/* Queues op (or runs it at once where the engine cannot run) and stores
- * its request in *request. Returns 0. */
+/* Starts op on the direct path, or queues it for the engine (or runs it
+ * at once where the engine cannot run), and stores its request in
+ * *request. Returns 0. */
 int weft_coll_nb_post(const struct weft_nb_op *op, shmem_req_h *request);
 
 #endif

@@ -170,7 +170,7 @@ void shmem_team_destroy(shmem_team_t team)
                   "SHMEM_TEAM_SHARED) cannot be destroyed; ignored");
         return;
     }
-    weft_coll_nb_drain(team);
+    weft_coll_nb_wait_all(team);
     weft_federation_unref(team->fed);
     weft_coll_hier_free(team);
     weft_team_free(team);

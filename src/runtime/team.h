@@ -37,6 +37,7 @@
 #define WEFT_TEAM_NO_SLOT (-1)
 #define WEFT_HIER_LEAD_ROUNDS 8 /* log2 of the most node leaders a hierarchy uses */
 #define WEFT_HIER_INLINE_WORDS 8 /* a leaders' broadcast up to this many words streams */
+#define WEFT_NB_RING 8          /* direct non-blocking collectives outstanding per team */
 
 /* Counter indices inside a slot (and, for the active-set forms, inside the
  * user's pSync: see weft_coll_psync_index in collectives). */
@@ -66,7 +67,14 @@ enum {
     /* Not counters: a small leaders' broadcast's data, two buffers that
      * alternate call by call ([parity][WEFT_HIER_INLINE_WORDS]). */
     WEFT_TF_L_DATA = WEFT_TF_L_ENTERED + WEFT_HIER_LEAD_ROUNDS,
-    WEFT_TF_COUNT = WEFT_TF_L_DATA + 2 * WEFT_HIER_INLINE_WORDS
+    /* The direct path's non-blocking collectives (api/coll_nb.c), by
+     * sequence number modulo WEFT_NB_RING: they only grow too. */
+    WEFT_TF_NB_ENTERED = WEFT_TF_L_DATA + 2 * WEFT_HIER_INLINE_WORDS, /* [s]: members that
+                                                  * entered (team index 0's) */
+    WEFT_TF_NB_DONE = WEFT_TF_NB_ENTERED + WEFT_NB_RING, /* [s]: uses of ring entry s
+                                                  * completed here (by the last to enter) */
+    WEFT_TF_NB_LEN = WEFT_TF_NB_DONE + WEFT_NB_RING, /* [s]: this PE's collect length */
+    WEFT_TF_COUNT = WEFT_TF_NB_LEN + WEFT_NB_RING
 };
 
 struct weft_federation; /* api/federation.c: the split this team came from */
@@ -87,6 +95,11 @@ struct weft_team {
      * red_chunks belong to the engine while they differ. */
     uint64_t nb_issued;
     uint64_t nb_done;
+    /* Those the direct path ran (no engine): how many were started here,
+     * and whether every member's memory is mapped (0 not yet known, 1
+     * yes, -1 no). */
+    uint64_t nb_direct_seq;
+    int nb_direct;
     struct weft_federation *fed;    /* set by the federation splits (a reference) */
     struct weft_hier *hier;         /* made by the first collective that asks */
     int hier_checked;               /* hier was decided (NULL: flat algorithms) */
