@@ -63,14 +63,20 @@ static size_t medium_size(long seq, size_t max)
     return s > max ? max : s;
 }
 
-/* Every request: checked in order, answered from the handler. */
-static void request_seen(gasnet_token_t t, long seq)
+/* Each sender's sequence numbers must arrive one after the other. */
+static void check_next(volatile long *next, const char *what, gasnet_token_t t, long seq)
 {
     gasnet_node_t src;
     gasnet_AMGetMsgSource(t, &src);
-    if (seq != next_req[src])
-        note_bad("request out of order", (long)src, seq, next_req[src]);
-    next_req[src] = seq + 1;
+    if (seq != next[src])
+        note_bad(what, (long)src, seq, next[src]);
+    next[src] = seq + 1;
+}
+
+/* Every request: checked in order, answered from the handler. */
+static void request_seen(gasnet_token_t t, long seq)
+{
+    check_next(next_req, "request out of order", t, seq);
     if (seq & 1) {
         size_t n = medium_size(seq, gasnet_AMMaxMedium());
         fill(reply_buf, n, gasnet_mynode(), seq);
@@ -109,11 +115,7 @@ static void h_long(gasnet_token_t t, void *buf, size_t n, gasnet_handlerarg_t se
 
 static void reply_seen(gasnet_token_t t, long seq)
 {
-    gasnet_node_t src;
-    gasnet_AMGetMsgSource(t, &src);
-    if (seq != next_rep[src])
-        note_bad("reply out of order", (long)src, seq, next_rep[src]);
-    next_rep[src] = seq + 1;
+    check_next(next_rep, "reply out of order", t, seq);
     replies++;
 }
 

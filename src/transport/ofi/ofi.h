@@ -105,6 +105,7 @@ static inline int weft_ofi_active(struct weft_ofi_tx *tx)
 struct weft_ofi_fast {
     uint64_t p_limit[WEFT_NSEGS];
     uint64_t rbase[WEFT_NSEGS], rkey[WEFT_NSEGS];
+    int self; /* this PE: its own queue is applied only by its progress */
     struct {
         uint64_t bits, off;
         int pe;
@@ -186,7 +187,10 @@ static inline __attribute__((always_inline)) int weft_ofi_p_inline(int seg, uint
                                                                    const void *value, size_t len,
                                                                    int pe)
 {
-    if (!WEFT_LIKELY(off < weft_ofi_fast.p_limit[seg]))
+    /* A put to this PE itself (the direct path off) waits in its own
+     * queue until its progress runs, which the inline quiet does not do:
+     * it takes the out-of-line path, whose quiet progresses. */
+    if (!WEFT_LIKELY(off < weft_ofi_fast.p_limit[seg]) || WEFT_UNLIKELY(pe == weft_ofi_fast.self))
         return 0;
     struct weft_ofi_tx_head *h = weft_ofi_head(&weft_ofi_tx0);
     memcpy(&weft_ofi_fast.p.bits, value, len <= 8 ? len : 8);

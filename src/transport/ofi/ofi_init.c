@@ -524,11 +524,12 @@ static int progress_thread_decision(int thread_on)
  * all its bookkeeping: injects to a PE queue in order behind which quiet
  * need not flush (no mark), tx0 has no lock and no coalescing, and one key
  * and base per segment serve every PE. This PE itself is never written
- * this way (its own segments are in the direct path's tables), so the
- * mark injects_queued_in_order leaves it does not matter. */
+ * this way (weft_ofi_p_inline refuses it: with the direct path off, its
+ * own queue would wait for a progress the inline quiet does not make). */
 static void decide_inline_puts(void)
 {
     memset(&weft_ofi_fast, 0, sizeof weft_ofi_fast);
+    weft_ofi_fast.self = weft_rt.my_pe;
     if (weft_ofi_tx0.shared || weft_ofi.put.coalesce || weft_ofi.addr.per_pe ||
         !weft_ofi.order.injects_queued_in_order || weft_ofi.put.scalar_inject < sizeof(uint64_t))
         return;
