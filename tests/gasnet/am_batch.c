@@ -94,12 +94,18 @@ static void h_short(gasnet_token_t t, gasnet_handlerarg_t seq, gasnet_handlerarg
     request_seen(t, seq);
 }
 
-static void h_medium(gasnet_token_t t, void *buf, size_t n, gasnet_handlerarg_t seq)
+/* A Medium request's or reply's payload: its size and bytes follow seq. */
+static void check_medium(gasnet_token_t t, const void *buf, size_t n, long seq, const char *what)
 {
     gasnet_node_t src;
     gasnet_AMGetMsgSource(t, &src);
     if (n != medium_size(seq, gasnet_AMMaxMedium()) || !matches(buf, n, (long)src, seq))
-        note_bad("Medium's payload wrong", (long)src, seq, seq);
+        note_bad(what, (long)src, seq, seq);
+}
+
+static void h_medium(gasnet_token_t t, void *buf, size_t n, gasnet_handlerarg_t seq)
+{
+    check_medium(t, buf, n, seq, "Medium's payload wrong");
     request_seen(t, seq);
 }
 
@@ -123,10 +129,7 @@ static void h_rep_short(gasnet_token_t t, gasnet_handlerarg_t seq) { reply_seen(
 
 static void h_rep_medium(gasnet_token_t t, void *buf, size_t n, gasnet_handlerarg_t seq)
 {
-    gasnet_node_t src;
-    gasnet_AMGetMsgSource(t, &src);
-    if (n != medium_size(seq, gasnet_AMMaxMedium()) || !matches(buf, n, (long)src, seq))
-        note_bad("Medium reply's payload wrong", (long)src, seq, seq);
+    check_medium(t, buf, n, seq, "Medium reply's payload wrong");
     reply_seen(t, seq);
 }
 
