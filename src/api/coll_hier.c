@@ -162,13 +162,13 @@ static void release_members(struct weft_coll *c, struct weft_hier *h, int fence)
         weft_coll_signal(c, WEFT_TF_H_DOWN, h->local[j], 0, 1);
 }
 
-/* While the leaders are few the leaders' barrier and broadcast take one
- * hop between nodes: each leader signals all others directly. */
-#define WEFT_HIER_FANOUT_MAX 8
-_Static_assert(WEFT_HIER_FANOUT_MAX <= WEFT_HIER_LEAD_ROUNDS,
+/* While the leaders are few (WEFT_HIER_ALL_TO_ALL_MAX) the leaders' barrier
+ * and broadcast take one hop between nodes: each leader signals all others
+ * directly. */
+_Static_assert(WEFT_HIER_ALL_TO_ALL_MAX <= WEFT_HIER_LEAD_ROUNDS,
                "the leaders' barrier needs a counter per leader");
 
-/* Among at most WEFT_HIER_FANOUT_MAX leaders, all-to-all: each signals
+/* Among at most WEFT_HIER_ALL_TO_ALL_MAX leaders, all-to-all: each signals
  * every other on the counter of its own index and waits for one signal on
  * each other leader's counter. A counter per sender, so a leader already
  * in its next call cannot stand in for one not yet arrived. More leaders:
@@ -177,7 +177,7 @@ _Static_assert(WEFT_HIER_FANOUT_MAX <= WEFT_HIER_LEAD_ROUNDS,
 static void leaders_barrier(struct weft_coll *lc)
 {
     int L = lc->n, me = lc->me;
-    if (L > WEFT_HIER_FANOUT_MAX) {
+    if (L > WEFT_HIER_ALL_TO_ALL_MAX) {
         weft_coll_barrier(lc);
         return;
     }
@@ -236,7 +236,7 @@ static void leaders_bcast(struct weft_hier *h, struct weft_coll *lc, void *dest,
                           int seg, uint64_t off, int root)
 {
     int L = lc->n, me = lc->me;
-    if (L > WEFT_HIER_FANOUT_MAX) {
+    if (L > WEFT_HIER_ALL_TO_ALL_MAX) {
         weft_coll_bcast(lc, dest, dest, len, root, WEFT_BCAST_WAIT_READY);
         return;
     }

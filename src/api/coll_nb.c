@@ -511,6 +511,20 @@ static void direct_move(const struct weft_nb_op *op, int ring)
     }
 }
 
+/* This PE's "done" word of the ring entry collective seq uses, and the
+ * count it reaches once seq is complete here (the entry's uses so far). */
+static uint64_t *done_word(const struct weft_team *t, uint64_t seq)
+{
+    return weft_team_flags(t->slot) + WEFT_TF_NB_DONE + seq % WEFT_NB_RING;
+}
+static uint64_t done_count(uint64_t seq) { return seq / WEFT_NB_RING + 1; }
+
+/* Waits until collective seq of op's team is complete here. */
+static void wait_done(uint64_t seq, const struct weft_nb_op *op)
+{
+    wait_word(done_word(op->team, seq), done_count(seq), op);
+}
+
 static void direct_start(struct weft_req *r)
 {
     const struct weft_nb_op *op = &r->op;
@@ -524,10 +538,10 @@ static void direct_start(struct weft_req *r)
     }
     uint64_t k = t->nb_direct_seq++;
     int ring = (int)(k % WEFT_NB_RING);
-    uint64_t use = k / WEFT_NB_RING + 1; /* of ring entry `ring` */
+    uint64_t use = done_count(k); /* of ring entry `ring` */
     r->seq = k;
-    if (use > 1) /* the entry's previous collective is complete here */
-        wait_word(weft_team_flags(t->slot) + WEFT_TF_NB_DONE + ring, use - 1, op);
+    if (k >= WEFT_NB_RING) /* the entry's previous collective is complete here */
+        wait_done(k - WEFT_NB_RING, op);
     int pushed = direct_push(op);
     if (op->kind == WEFT_NB_COLLECT)
         __atomic_store_n(weft_team_flags(t->slot) + WEFT_TF_NB_LEN + ring, (uint64_t)op->len,
@@ -547,8 +561,7 @@ static int direct_done(const struct weft_req *r)
     const struct weft_team *t = r->op.team;
     if (t->size == 1)
         return 1;
-    return __atomic_load_n(weft_team_flags(t->slot) + WEFT_TF_NB_DONE + r->seq % WEFT_NB_RING,
-                           __ATOMIC_ACQUIRE) >= r->seq / WEFT_NB_RING + 1;
+    return __atomic_load_n(done_word(t, r->seq), __ATOMIC_ACQUIRE) >= done_count(r->seq);
 }
 
 /* Waits for every direct collective started on team (shmem_team_destroy). */
@@ -557,11 +570,9 @@ static void direct_wait_team(struct weft_team *t)
     if (t->size == 1)
         return;
     uint64_t k = t->nb_direct_seq;
-    for (uint64_t j = k > WEFT_NB_RING ? k - WEFT_NB_RING : 0; j < k; j++) {
-        struct weft_nb_op op = {.call = "shmem_team_destroy", .team = t};
-        wait_word(weft_team_flags(t->slot) + WEFT_TF_NB_DONE + j % WEFT_NB_RING,
-                  j / WEFT_NB_RING + 1, &op);
-    }
+    struct weft_nb_op op = {.call = "shmem_team_destroy", .team = t};
+    for (uint64_t j = k > WEFT_NB_RING ? k - WEFT_NB_RING : 0; j < k; j++)
+        wait_done(j, &op);
 }
 
 int weft_coll_nb_post(const struct weft_nb_op *op, shmem_req_h *request)
@@ -686,9 +697,7 @@ int shmem_req_wait(shmem_req_h *request)
     struct weft_req *r = *request;
     if (r->direct) {
         if (!direct_done(r))
-            wait_word(weft_team_flags(r->op.team->slot) + WEFT_TF_NB_DONE +
-                          r->seq % WEFT_NB_RING,
-                      r->seq / WEFT_NB_RING + 1, &r->op);
+            wait_done(r->seq, &r->op);
         free(r);
         *request = SHMEM_REQ_INVALID;
         return 0;

@@ -98,12 +98,9 @@ static void show_reaper_identity(pid_t pe)
     if (!area[0] || area[1] <= area[0] || area[3] < area[2])
         return;
     memset((void *)area[2], 0, area[3] - area[2]);
-    char name[40] = "weft-shm-reaper", digits[16];
-    size_t len = sizeof "weft-shm-reaper", nd = 0;
-    for (unsigned long v = (unsigned long)pe; nd == 0 || v; v /= 10)
-        digits[nd++] = (char)('0' + v % 10);
-    while (nd)
-        name[len++] = digits[--nd];
+    char name[40] = "weft-shm-reaper";
+    size_t len = sizeof "weft-shm-reaper";
+    len += (size_t)weft_shm_decimal(name + len, (unsigned long)pe);
     name[len++] = '\0';
     size_t room = area[1] - area[0];
     memset((void *)area[0], 0, room);

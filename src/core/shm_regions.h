@@ -14,6 +14,20 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+/* v in decimal at out (room for 20 digits), not NUL-ended; returns the
+ * number of digits. */
+static inline int weft_shm_decimal(char *out, unsigned long v)
+{
+    char digits[20];
+    int nd = 0, len = 0;
+    do
+        digits[nd++] = (char)('0' + v % 10);
+    while (v /= 10);
+    while (nd)
+        out[len++] = digits[--nd];
+    return len;
+}
+
 /* Called for each region file of the process; returns non-zero to stop. */
 typedef int weft_shm_region_fn(int dir_fd, const char *name, const struct stat *st, void *arg);
 
@@ -43,12 +57,8 @@ static inline void weft_shm_regions_foreach(long pid, weft_shm_region_fn *fn, vo
     int dir = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir < 0)
         return;
-    char prefix[24], digits[24];
-    int nd = 0, plen = 0;
-    for (unsigned long v = (unsigned long)pid; nd == 0 || v; v /= 10)
-        digits[nd++] = (char)('0' + v % 10);
-    while (nd)
-        prefix[plen++] = digits[--nd];
+    char prefix[24];
+    int plen = weft_shm_decimal(prefix, (unsigned long)pid);
     prefix[plen++] = ':';
     /* getdents64's records: inode, offset, record length, type, name. */
     _Alignas(8) char buf[4096];

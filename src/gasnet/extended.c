@@ -118,11 +118,14 @@ gasnet_handle_t weft_gasnet_get_nb_bulk(void *dest, gasnet_node_t node, void *sr
 
 /* Implicit-handle forms: the same operations, synced by the nbi syncs (or
  * by the handle of the access region they were issued in). */
-void weft_gn_note_region(gasnet_handle_t h)
+/* An operation was left in libfabric (left first: on-node operations
+ * never look further). */
+static inline void note_left(int left)
 {
-    if (h && region_open) /* h first: on-node operations never look further */
+    if (left && region_open)
         region_pending = 1;
 }
+void weft_gn_note_region(gasnet_handle_t h) { note_left(h != GASNET_INVALID_HANDLE); }
 void weft_gasnet_put_nbi(gasnet_node_t node, void *dest, void *src, size_t nbytes)
 {
     if (nbytes == sizeof(uint64_t)) {
@@ -140,8 +143,7 @@ void weft_gasnet_put_nbi_word(gasnet_node_t node, uintptr_t off, uint64_t bits)
         weft_gasnet_put_nbi(node, (void *)(s->base + off), &bits, sizeof bits);
         return;
     }
-    if (weft_transport_put_u64(weft_gn.seg_off + off, bits, (int)node) && region_open)
-        region_pending = 1;
+    note_left(weft_transport_put_u64(weft_gn.seg_off + off, bits, (int)node));
 }
 void weft_gasnet_put_nbi_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes)
 {

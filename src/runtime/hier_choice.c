@@ -25,7 +25,7 @@ int weft_hier_mode(void)
  * max_per_node PEs per node (the team's PEs over its nodes, rounded down;
  * 0: no limit) for messages of at most max_bytes (0: any size). A member
  * costs two dependent hops (arrival, release) on top of the leaders' one
- * (all-to-all up to 8 leaders), three in all; at 2 PEs per node the flat
+ * (all-to-all up to WEFT_HIER_ALL_TO_ALL_MAX leaders), three in all; at 2 PEs per node the flat
  * barrier of 8 PEs takes three rounds too, so the barrier keeps 4 per
  * node. The broadcast saves hops at any number per node (the flat tree's
  * depth grows with the PEs). */

@@ -9,6 +9,11 @@
 
 #pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
 
+/* Up to this many node leaders, the leaders' barrier (shmem_barrier_all's
+ * and the team collectives') and broadcast are all-to-all: one hop between
+ * nodes, where dissemination or a tree takes log2 of them. */
+#define WEFT_HIER_ALL_TO_ALL_MAX 8
+
 enum weft_hier_kind {
     WEFT_HIER_BARRIER, /* barrier, team sync, shmem_barrier_all / shmem_sync_all */
     WEFT_HIER_BCAST,

@@ -442,11 +442,10 @@ static void await_word(const uint64_t *w, uint64_t tag, uint32_t *hi, uint32_t *
     *lo = word_lo(v) > *lo ? word_lo(v) : *lo;
 }
 
-/* The node leaders' exchange while they are few: each posts its word to
- * every other leader, in the flag of its own index, and waits for all of
- * them: one hop between nodes where dissemination takes log2 of them. */
-#define LEADERS_ALL_TO_ALL_MAX 8
-_Static_assert(LEADERS_ALL_TO_ALL_MAX <= WEFT_BARRIER_ROUNDS, "a flag per leader");
+/* The node leaders' exchange while they are few (WEFT_HIER_ALL_TO_ALL_MAX):
+ * each posts its word to every other leader, in the flag of its own index,
+ * and waits for all of them. */
+_Static_assert(WEFT_HIER_ALL_TO_ALL_MAX <= WEFT_BARRIER_ROUNDS, "a flag per leader");
 
 /* The dissemination rounds among the PEs peers[0 .. n-1], me among them
  * (the node leaders: all-to-all while they are few). */
@@ -454,7 +453,7 @@ static void disseminate(const int *peers, int n, int me, uint64_t *flag, uint64_
                         uint32_t *hi, uint32_t *lo)
 {
     uint64_t off0 = (uint64_t)((char *)flag - weft_rt.seg[WEFT_SEG_HEAP].base);
-    if (peers && n <= LEADERS_ALL_TO_ALL_MAX) {
+    if (peers && n <= WEFT_HIER_ALL_TO_ALL_MAX) {
         uint64_t word = tag << 48 | (uint64_t)*hi << SIG_BITS | *lo;
         for (int i = 1; i < n; i++)
             weft_transport_notify(&weft_ctx_default, WEFT_SEG_HEAP,

@@ -73,8 +73,6 @@ static inline struct weft_ofi_tx_head *weft_ofi_head(struct weft_ofi_tx *tx)
 {
     return (struct weft_ofi_tx_head *)(void *)tx;
 }
-/* Anything issued on tx since the last quiet (fence and quiet of any
- * context look here first). */
 /* Writes that count on the head's wcntr were posted (delta) or taken back.
  * The progress thread reads tx0's count (the application is busy while it
  * moves), so every store to it is atomic: a plain load, add and store, no
@@ -83,6 +81,8 @@ static inline void weft_ofi_count_writes(struct weft_ofi_tx_head *h, uint64_t de
 {
     __atomic_store_n(&h->w_issued, h->w_issued + delta, __ATOMIC_RELAXED);
 }
+/* Anything issued on tx since the last quiet (fence and quiet of any
+ * context look here first). */
 static inline int weft_ofi_active(struct weft_ofi_tx *tx)
 {
     uint32_t word = __atomic_load_n(&weft_ofi_head(tx)->state.word, __ATOMIC_ACQUIRE);
