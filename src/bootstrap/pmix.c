@@ -191,14 +191,23 @@ int weft_pmix_fence(int collect)
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
     rc = PMIx_Fence(NULL, 0, collect ? &info : NULL, collect ? 1 : 0);
     PMIX_INFO_DESTRUCT(&info);
-    if (rc == PMIX_ERR_PARTIAL_SUCCESS || rc == PMIX_ERR_PROC_TERM_WO_SYNC ||
-        rc == PMIX_ERR_LOST_CONNECTION) {
-        /* The fence fails this way only when a process of the job ended (or the
-         * server went): say that, not the failures of the steps that needed it. */
-        weft_fatal("bootstrap", "a PE of the job ended before the launcher's fence completed "
-                                "(PMIx_Fence: %s)",
-                   PMIx_Error_string(rc));
+    if (rc == PMIX_ERR_PARTIAL_SUCCESS || rc == PMIX_ERR_PROC_TERM_WO_SYNC) {
+        /* The fence fails this way only when a process of the job ended: say
+         * that, not the failures of the steps that needed it. The launcher is
+         * ending the job with that process's status; an abort of ours would
+         * race it, so this PE waits to be taken down, and leaves on its own
+         * only if that does not happen within 3 s. */
+        weft_warn("bootstrap", "a PE of the job ended before the launcher's fence completed "
+                               "(PMIx_Fence: %s)",
+                  PMIx_Error_string(rc));
+        struct timespec ms = {0, 1000000};
+        for (int i = 0; i < 3000; i++)
+            nanosleep(&ms, NULL);
+        weft_fatal("bootstrap", "the launcher did not end the job");
     }
+    if (rc == PMIX_ERR_LOST_CONNECTION)
+        weft_fatal("bootstrap", "the launcher's server went during its fence (PMIx_Fence: %s)",
+                   PMIx_Error_string(rc));
     if (rc != PMIX_SUCCESS) {
         weft_warn("bootstrap", "PMIx_Fence: %s", PMIx_Error_string(rc));
         return -1;
