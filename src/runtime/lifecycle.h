@@ -69,6 +69,11 @@ void weft_node_forget_hosts(void);
  * then forgets it. */
 const int16_t *weft_node_launcher_place(void);
 void weft_node_forget_launcher_place(void);
+/* Every PE's leaf switch key (weft_topology_slurm_switch), in PE order;
+ * NULL unless the launcher named one for every PE. The topology reads it
+ * once, then forgets it. */
+const uint64_t *weft_node_switch_keys(void);
+void weft_node_forget_switch_keys(void);
 /* The state letter of a PE on this host as /proc/<pid>/stat shows it now
  * (R, S, D: running or sleeping; T, t: stopped; Z or X: exited), its pid in
  * *pid; 0 when this PE cannot see it (another host, another pid namespace). */

@@ -8,7 +8,9 @@
  * exchange carries each PE's symmetric layout for agree.c to compare (no
  * exchange of its own), and the limit of each PE's heap, of which the job
  * takes the least; and where the launcher placed each PE (PMIx's locality,
- * bootstrap.h) for runtime/topology.c, when it placed them all. */
+ * bootstrap.h) and the leaf switch Slurm names for it, for
+ * runtime/topology.c, when it named them for all: one launcher exchange
+ * for all of these (each costs a fence, tens of ms under srun). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include "core/runtime.h"
 #include "core/scale.h"
 #include "runtime/lifecycle.h"
+#include "runtime/topology.h"
 
 static uint64_t fnv1a(uint64_t h, const char *s)
 {
@@ -71,11 +74,15 @@ struct node_card {
     /* NUMA node, socket, L3 from the launcher (-1: node-wide), and 1 if
      * it said them (else the topology asks hwloc). */
     int16_t place[3], placed;
+    uint64_t switch_key; /* weft_topology_slurm_switch; 0: none */
 };
 
 /* Every PE's place (3 per PE) when the launcher gave them all, else NULL:
  * kept until the topology has read it. */
 static int16_t *launcher_place;
+/* Every PE's switch key when every PE has one, else NULL: kept until the
+ * topology has read it. */
+static uint64_t *switch_keys;
 
 /* The processes of this host's PEs, in PE order: kept only for them
  * (a PE on another host cannot be looked at), so the table grows with the
@@ -94,7 +101,8 @@ void weft_node_init(struct weft_layout *layout)
 {
     int n = weft_rt.n_pes;
     layout->host = host_identity();
-    struct node_card mine = {*layout, (int64_t)getpid(), 0, {-1, -1, -1}, 0};
+    struct node_card mine = {*layout, (int64_t)getpid(), 0, {-1, -1, -1}, 0,
+                             weft_topology_slurm_switch()};
     char st;
     if (proc_stat((long)mine.pid, &st, &mine.start) != 0)
         mine.start = 0;
@@ -117,9 +125,10 @@ void weft_node_init(struct weft_layout *layout)
     free(all);
     weft_rt.single_node = 1;
     n_host_peers = 0;
-    int all_placed = 1;
+    int all_placed = 1, all_switched = 1;
     for (int i = 0; i < n; i++) {
         all_placed &= cards[i].placed;
+        all_switched &= cards[i].switch_key != 0;
         if (cards[i].layout.heap_limit < layout->heap_limit)
             layout->heap_limit = cards[i].layout.heap_limit;
         weft_rt.pe_host[i] = cards[i].layout.host;
@@ -143,6 +152,12 @@ void weft_node_init(struct weft_layout *layout)
         weft_fatal("shmem_init", "out of memory for the placement of %d PEs", n);
     for (int i = 0; launcher_place && i < n; i++)
         memcpy(&launcher_place[3 * i], cards[i].place, sizeof cards[i].place);
+    free(switch_keys);
+    switch_keys = NULL;
+    if (all_switched && !(switch_keys = malloc((size_t)n * sizeof *switch_keys)))
+        weft_fatal("shmem_init", "out of memory for the switches of %d PEs", n);
+    for (int i = 0; switch_keys && i < n; i++)
+        switch_keys[i] = cards[i].switch_key;
     free(cards);
 }
 
@@ -155,6 +170,17 @@ void weft_node_forget_launcher_place(void)
 {
     free(launcher_place);
     launcher_place = NULL;
+}
+
+const uint64_t *weft_node_switch_keys(void)
+{
+    return switch_keys;
+}
+
+void weft_node_forget_switch_keys(void)
+{
+    free(switch_keys);
+    switch_keys = NULL;
 }
 
 static struct host_peer *host_peer(int pe)
@@ -203,6 +229,7 @@ char weft_node_peer_state(int pe, long *pid)
 void weft_node_fini(void)
 {
     weft_node_forget_launcher_place();
+    weft_node_forget_switch_keys();
     free(weft_rt.pe_host);
     weft_rt.pe_host = NULL;
     free(host_peers);

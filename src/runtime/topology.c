@@ -224,7 +224,7 @@ static void set_places(int n, uint32_t *place)
  * component, "switch.switch.node". The leaf switch is the last "switch"
  * component; its path from the root (the components up to it) names the
  * domain, hashed to 64 bits (FNV-1a). 0: no switch information. */
-static uint64_t slurm_switch_key(void)
+uint64_t weft_topology_slurm_switch(void)
 {
     const char *addr = getenv("SLURM_TOPOLOGY_ADDR");
     const char *pat = getenv("SLURM_TOPOLOGY_ADDR_PATTERN");
@@ -298,23 +298,17 @@ static void merge_switches_over_nodes(int n, const int *node_id, uint64_t *key)
 }
 
 /* key[pe] for the switch type: every PE's leaf switch when the launcher
- * says (all PEs of a job see SLURM_TOPOLOGY_ADDR or none do), else its node. */
+ * named one for every PE (carried by the host exchange, runtime/node.c),
+ * else its node. */
 static void switch_keys(const int *node_id, uint64_t *key)
 {
     int n = weft_rt.n_pes;
-    uint64_t mine = slurm_switch_key();
-    if (getenv("SLURM_TOPOLOGY_ADDR")) {
-        if (weft_boot_allgather("weft-topo-switch", &mine, key, sizeof mine) != 0)
-            weft_fatal("shmem_init", "cannot exchange the Slurm switch of each PE through the "
-                       "launcher");
-        int unknown = 0;
-        for (int pe = 0; pe < n; pe++)
-            unknown |= key[pe] == 0;
-        if (!unknown) {
-            merge_switches_over_nodes(n, node_id, key);
-            topo.switch_source = "slurm";
-            return;
-        }
+    const uint64_t *sw = weft_node_switch_keys();
+    if (sw) {
+        memcpy(key, sw, (size_t)n * sizeof *key);
+        merge_switches_over_nodes(n, node_id, key);
+        topo.switch_source = "slurm";
+        return;
     }
     for (int pe = 0; pe < n; pe++)
         key[pe] = (uint64_t)node_id[pe];
@@ -730,6 +724,7 @@ void weft_topology_init(void)
     else
         hw_build();
     weft_node_forget_launcher_place();
+    weft_node_forget_switch_keys();
     topo.ready = 1;
     weft_debug("topology (%s): %d switch(es) (%s), %d node(s), %d socket(s), %d NUMA node(s), "
                "%d L3 domain(s) in %.1f ms", topo.source, topo.count[WEFT_TOPO_SWITCH],

@@ -20,8 +20,8 @@
  *    results are exchanged once (two launcher fences in all);
  *  - otherwise: host identity only, NUMA, socket and L3 one per node.
  * The switch domain: WEFT_TOPOLOGY's switches=, else the leaf switch named
- * by SLURM_TOPOLOGY_ADDR / SLURM_TOPOLOGY_ADDR_PATTERN (one launcher
- * allgather of a hash), else the node.
+ * by SLURM_TOPOLOGY_ADDR / SLURM_TOPOLOGY_ADDR_PATTERN (a hash, carried
+ * by the host exchange: no exchange of its own), else the node.
  * A PE whose binding spans several domains of a type (an unbound PE on a
  * multi-socket node, say) gets a node-wide domain of that type of its own
  * (shared with the node's other such PEs); docs/federations.md explains. */
@@ -46,6 +46,9 @@ enum weft_topo_type {
  * launcher when hwloc is used). weft_topology_fini frees it (finalize). */
 void weft_topology_init(void);
 void weft_topology_fini(void);
+/* This PE's leaf switch as SLURM_TOPOLOGY_ADDR names it, hashed; 0 when
+ * the launcher names none. The host exchange carries it (runtime/node.c). */
+uint64_t weft_topology_slurm_switch(void);
 
 /* 1 once weft_topology_init has run. */
 int weft_topology_ready(void);
