@@ -74,6 +74,9 @@ void weft_node_forget_launcher_place(void);
  * once, then forgets it. */
 const uint64_t *weft_node_switch_keys(void);
 void weft_node_forget_switch_keys(void);
+/* 1 if the PEs of each host share one CPU affinity (all unbound, say):
+ * each is placed where its host's lowest PE is (weft_node_init). */
+int weft_node_bindings_uniform(void);
 /* The state letter of a PE on this host as /proc/<pid>/stat shows it now
  * (R, S, D: running or sleeping; T, t: stopped; Z or X: exited), its pid in
  * *pid; 0 when this PE cannot see it (another host, another pid namespace). */

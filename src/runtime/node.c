@@ -9,9 +9,13 @@
  * exchange of its own), and the limit of each PE's heap, of which the job
  * takes the least; and where the launcher placed each PE (PMIx's locality,
  * bootstrap.h) and the leaf switch Slurm names for it, for
- * runtime/topology.c, when it named them for all: one launcher exchange
- * for all of these (each costs a fence, tens of ms under srun). */
+ * runtime/topology.c, when it named them for all, and whether the PEs of
+ * each host share one CPU binding (then the topology needs no exchange of
+ * placements): one launcher exchange for all of these (each costs a fence,
+ * tens of ms under srun). */
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +71,34 @@ static int proc_stat(long pid, char *state, uint64_t *start)
     return 0;
 }
 
+/* This process's CPU affinity, hashed (FNV-1a over the mask's bytes up
+ * to its last set CPU); 0 when it cannot be read. */
+static uint64_t binding_hash(void)
+{
+    for (int ncpu = 1024; ncpu <= (1 << 22); ncpu *= 2) {
+        cpu_set_t *cs = CPU_ALLOC(ncpu);
+        size_t sz = CPU_ALLOC_SIZE(ncpu);
+        if (!cs)
+            return 0;
+        CPU_ZERO_S(sz, cs);
+        if (sched_getaffinity(0, sz, cs) == 0) {
+            const unsigned char *b = (const unsigned char *)cs;
+            size_t len = sz;
+            while (len && !b[len - 1])
+                len--;
+            uint64_t h = 1469598103934665603ull;
+            for (size_t i = 0; i < len; i++)
+                h = (h ^ b[i]) * 1099511628211ull;
+            CPU_FREE(cs);
+            return h ? h : 1;
+        }
+        CPU_FREE(cs);
+        if (errno != EINVAL)
+            return 0;
+    }
+    return 0;
+}
+
 struct node_card {
     struct weft_layout layout; /* layout.host: the host identity */
     int64_t pid;
@@ -75,6 +107,7 @@ struct node_card {
      * it said them (else the topology asks hwloc). */
     int16_t place[3], placed;
     uint64_t switch_key; /* weft_topology_slurm_switch; 0: none */
+    uint64_t binding;    /* binding_hash */
 };
 
 /* Every PE's place (3 per PE) when the launcher gave them all, else NULL:
@@ -83,6 +116,36 @@ static int16_t *launcher_place;
 /* Every PE's switch key when every PE has one, else NULL: kept until the
  * topology has read it. */
 static uint64_t *switch_keys;
+static int bindings_uniform;
+
+/* Orders (host, binding) pairs by host, then binding. */
+static int cmp_host_binding(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* 1 if every host's PEs have one CPU binding (all known). */
+static int same_binding_per_host(const struct node_card *cards, int n)
+{
+    uint64_t (*hb)[2] = malloc((size_t)n * sizeof *hb);
+    if (!hb)
+        weft_fatal("shmem_init", "out of memory for the bindings of %d PEs", n);
+    int known = 1;
+    for (int i = 0; i < n; i++) {
+        hb[i][0] = cards[i].layout.host;
+        hb[i][1] = cards[i].binding;
+        known &= cards[i].binding != 0;
+    }
+    qsort(hb, (size_t)n, sizeof *hb, cmp_host_binding);
+    int same = known;
+    for (int i = 1; same && i < n; i++)
+        same = hb[i][0] != hb[i - 1][0] || hb[i][1] == hb[i - 1][1];
+    free(hb);
+    return same;
+}
 
 /* The processes of this host's PEs, in PE order: kept only for them
  * (a PE on another host cannot be looked at), so the table grows with the
@@ -102,7 +165,7 @@ void weft_node_init(struct weft_layout *layout)
     int n = weft_rt.n_pes;
     layout->host = host_identity();
     struct node_card mine = {*layout, (int64_t)getpid(), 0, {-1, -1, -1}, 0,
-                             weft_topology_slurm_switch()};
+                             weft_topology_slurm_switch(), binding_hash()};
     char st;
     if (proc_stat((long)mine.pid, &st, &mine.start) != 0)
         mine.start = 0;
@@ -158,6 +221,7 @@ void weft_node_init(struct weft_layout *layout)
         weft_fatal("shmem_init", "out of memory for the switches of %d PEs", n);
     for (int i = 0; switch_keys && i < n; i++)
         switch_keys[i] = cards[i].switch_key;
+    bindings_uniform = same_binding_per_host(cards, n);
     free(cards);
 }
 
@@ -175,6 +239,11 @@ void weft_node_forget_launcher_place(void)
 const uint64_t *weft_node_switch_keys(void)
 {
     return switch_keys;
+}
+
+int weft_node_bindings_uniform(void)
+{
+    return bindings_uniform;
 }
 
 void weft_node_forget_switch_keys(void)

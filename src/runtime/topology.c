@@ -605,6 +605,73 @@ static void hw_place(const char *summary, int local[TOPO_HW_TYPES])
     hwloc_bitmap_free(mine);
 }
 
+/* The node's topology summary as its lowest PE loads it (one that cannot
+ * be had: one domain of each type per node, with a warning). */
+static char *leader_summary(int me)
+{
+    double load_ms = 0;
+    char *summary = hw_summary(&load_ms);
+    if (summary && strlen(summary) >= TOPO_SUMMARY_CAP) {
+        weft_warn("shmem_init", "the node's topology summary is %zu bytes (more than %d): "
+                  "NUMA, socket and L3 domains are taken as one per node",
+                  strlen(summary), TOPO_SUMMARY_CAP);
+        free(summary);
+        summary = NULL;
+    } else if (!summary) {
+        weft_warn("shmem_init", "hwloc cannot load this node's topology: NUMA, socket and L3 "
+                  "domains are taken as one per node");
+    }
+    if (!summary) {
+        summary = xmalloc(8);
+        strcpy(summary, "0\n0\n0\n");
+    }
+    weft_debug("topology: hwloc loaded in %.1f ms (node leader PE %d)", load_ms, me);
+    return summary;
+}
+
+/* Where the PEs of each host share one binding (weft_node_bindings_uniform),
+ * every PE is placed where its host's lowest PE is: the leaders publish
+ * their placement and every PE fetches one per node (one fence). */
+static void hw_exchange_uniform(const int *node_id, int leader,
+                                int32_t (*local)[TOPO_HW_TYPES])
+{
+    int n = weft_rt.n_pes, me = weft_rt.my_pe;
+    int32_t lead[TOPO_HW_TYPES];
+    if (leader == me) {
+        char *summary = leader_summary(me);
+        int placed[TOPO_HW_TYPES];
+        hw_place(summary, placed);
+        free(summary);
+        for (int i = 0; i < TOPO_HW_TYPES; i++)
+            lead[i] = placed[i];
+        if (weft_boot_put("weft-topo-lead", lead, sizeof lead) != 0)
+            weft_fatal("shmem_init", "cannot publish the node's placement through the launcher");
+    }
+    if (weft_boot_fence() != 0)
+        weft_fatal("shmem_init", "cannot exchange the node placements through the launcher");
+    int nodes = topo.count[WEFT_TOPO_NODE];
+    int *first = xmalloc((size_t)nodes * sizeof *first);
+    for (int d = 0; d < nodes; d++)
+        first[d] = -1;
+    for (int pe = 0; pe < n; pe++)
+        if (first[node_id[pe]] < 0)
+            first[node_id[pe]] = pe;
+    int32_t (*per_node)[TOPO_HW_TYPES] = xmalloc((size_t)nodes * sizeof *per_node);
+    for (int d = 0; d < nodes; d++) {
+        size_t len = sizeof per_node[d];
+        if (first[d] == me)
+            memcpy(per_node[d], lead, sizeof lead);
+        else if (weft_boot_get(first[d], "weft-topo-lead", per_node[d], &len) != 0 ||
+                 len != sizeof per_node[d])
+            weft_fatal("shmem_init", "cannot fetch the placement of PE %d's node through the "
+                       "launcher", first[d]);
+    }
+    for (int pe = 0; pe < n; pe++)
+        memcpy(local[pe], per_node[node_id[pe]], sizeof local[pe]);
+    free(per_node);
+    free(first);
+}
+
 /* The hwloc exchange: each node's lowest PE loads the topology and
  * publishes its summary (fence 1); every PE places itself in its node's
  * summary and the placements are all-gathered (fence 2). */
@@ -617,25 +684,17 @@ static void hw_exchange(const int *node_id, int32_t (*local)[TOPO_HW_TYPES])
             leader = pe;
             break;
         }
-    double t0 = now_ms(), load_ms = 0;
+    double t0 = now_ms();
+    if (weft_node_bindings_uniform()) {
+        hw_exchange_uniform(node_id, leader, local);
+        weft_debug("topology: NUMA %d, socket %d, L3 %d of my node (-1: node-wide), as every "
+                   "PE of the node; exchange %.1f ms for %d PEs", local[me][0], local[me][1],
+                   local[me][2], now_ms() - t0, n);
+        return;
+    }
     char *summary = NULL;
     if (leader == me) {
-        summary = hw_summary(&load_ms);
-        if (summary && strlen(summary) >= TOPO_SUMMARY_CAP) {
-            weft_warn("shmem_init", "the node's topology summary is %zu bytes (more than %d): "
-                      "NUMA, socket and L3 domains are taken as one per node",
-                      strlen(summary), TOPO_SUMMARY_CAP);
-            free(summary);
-            summary = NULL;
-        } else if (!summary) {
-            weft_warn("shmem_init", "hwloc cannot load this node's topology: NUMA, socket and L3 "
-                      "domains are taken as one per node");
-        }
-        if (!summary) {
-            summary = xmalloc(8);
-            strcpy(summary, "0\n0\n0\n");
-        }
-        weft_debug("topology: hwloc loaded in %.1f ms (node leader PE %d)", load_ms, me);
+        summary = leader_summary(me);
         if (weft_boot_put("weft-topo-node", summary, strlen(summary) + 1) != 0)
             weft_fatal("shmem_init", "cannot publish the node topology through the launcher");
     }

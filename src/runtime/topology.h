@@ -17,7 +17,9 @@
  *    the lowest PE of each node loads the hardware topology once and
  *    publishes the node's NUMA/package/L3 cpusets through the launcher's
  *    key-value store; every PE places its own CPU binding in them and the
- *    results are exchanged once (two launcher fences in all);
+ *    results are exchanged once (two launcher fences in all); where the
+ *    PEs of each node share one binding, the leaders publish their own
+ *    placement instead, for all of the node's PEs (one fence);
  *  - otherwise: host identity only, NUMA, socket and L3 one per node.
  * The switch domain: WEFT_TOPOLOGY's switches=, else the leaf switch named
  * by SLURM_TOPOLOGY_ADDR / SLURM_TOPOLOGY_ADDR_PATTERN (a hash, carried
