@@ -104,9 +104,8 @@ static void describe_transfers(FILE *out)
         fprintf(out, "  mid-size puts     up to %zu bytes as injected pieces of %zu "
                 "(WEFT_SHM_SPLIT_PUT)\n", split_top, weft_ofi.put.inject_size);
     if (weft_ofi_cma.min != SIZE_MAX)
-        fprintf(out, "  large gets        from %zu bytes copied by this PE (process_vm_readv on "
-                "a second, unordered shm endpoint) after a read through the target's queue "
-                "(WEFT_SHM_CMA_READ)\n", weft_ofi_cma.min);
+        fprintf(out, "  large gets        from %zu bytes copied by this PE (process_vm_readv) "
+                "after a read through the target's queue (WEFT_SHM_CMA_READ)\n", weft_ofi_cma.min);
     if (weft_ofi_cma.wmin != SIZE_MAX)
         fprintf(out, "  large puts        from %zu bytes copied by this PE (process_vm_writev) "
                 "after a read through the target's queue (WEFT_SHM_CMA_WRITE)\n",

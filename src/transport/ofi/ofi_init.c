@@ -459,14 +459,14 @@ static int fill_remote_tables(const struct peer_blob *all, int n)
 /* What the CMA tables hold (scale.def: CMA_TABLES). */
 static void note_cma_tables(void)
 {
-    size_t per_pe = (weft_ofi_cma.base ? WEFT_NSEGS * sizeof(uint64_t) + sizeof(uint32_t) : 0) +
-                    (weft_ofi_cma.addr ? sizeof(fi_addr_t) : 0);
+    size_t per_pe = weft_ofi_cma.base ? WEFT_NSEGS * sizeof(uint64_t) + sizeof(int32_t) : 0;
     weft_scale_note(WEFT_SCALE_CMA_TABLES, per_pe * (size_t)weft_rt.n_pes);
     weft_scale_set_when(WEFT_SCALE_WHEN_CMA, weft_ofi_cma.base != NULL);
 }
 
 /* Register the segments, publish this PE's endpoint name, keys and bases
- * (and the CMA endpoint's) through the bootstrap, and take every PE's. */
+ * (and its process, for copies by CMA) through the bootstrap, and take
+ * every PE's. */
 static int exchange_addresses(void)
 {
     struct peer_blob mine;

@@ -574,58 +574,35 @@ extern __thread int weft_ofi_waiting_own_cq;
 void weft_ofi_progress_full(void);
 
 /* Large gets and puts over shm copied by the origin itself (ofi_cma.c).
- * min: gets of at least this many bytes are read by process_vm_readv on a
- * second endpoint; wmin: puts of at least this many are written by
- * process_vm_writev (SIZE_MAX: off, the state everything starts and falls
- * back to). */
+ * min: gets of at least this many bytes are read by process_vm_readv;
+ * wmin: puts of at least this many are written by process_vm_writev
+ * (SIZE_MAX: off, the state everything starts and falls back to). */
 struct weft_ofi_cma {
     size_t min;
-    struct fi_info *info;
-    struct fid_domain *domain;
-    struct fid_av *av;
-    struct fid_cq *cq;
-    struct fid_cntr *cntr; /* FI_READ: this PE's reads on the endpoint */
-    struct fid_ep *ep;
-    struct fid_mr *mr[WEFT_NSEGS];
-    uint64_t *base;  /* [pe * WEFT_NSEGS + seg]: peers' segment addresses */
-    /* [pe]: the peer's process (WEFT_OFI_CMA_PID bits; 0: not written by
-     * CMA) and WEFT_OFI_CMA_READ (read from it by CMA, its endpoint at
-     * address pe of av: the table is filled in PE order). */
-    uint32_t *card;
-    /* [pe]: the endpoint's address in av, only where some PE has none
-     * (NULL: the address is the PE number). */
-    fi_addr_t *addr;
-    uint64_t issued, errs;
-    uint64_t heads, declined; /* ordering reads; gets the provider refused */
-    int lock;
-    unsigned tick; /* drains since the endpoint was last polled */
     size_t wmin;
+    uint64_t *base; /* [pe * WEFT_NSEGS + seg]: peers' segment addresses */
+    int32_t *pid;   /* [pe]: the peer's process (0: read and written the ordered way) */
+    uint64_t heads;    /* ordering reads */
+    uint64_t reads;    /* gets read by CMA */
     uint64_t writes;   /* puts written by CMA */
     uint64_t deferred; /* of them, queued behind an ordering read */
 };
 extern struct weft_ofi_cma weft_ofi_cma;
-#define WEFT_OFI_CMA_PID 0x7fffffffu
-#define WEFT_OFI_CMA_READ 0x80000000u
-/* Whether this PE will try the endpoint (the same test open makes first):
- * init then counts what peers apply here (served_cntr), which cma_get
- * reads. */
+/* Whether this PE will copy by CMA (the same test open makes first):
+ * init then counts what peers apply here (served_cntr), which the copies'
+ * ordering reads are checked against. */
 int weft_ofi_cma_wanted(void);
-/* What each PE publishes of it at start-up: its name (namelen 0: not
- * opened, read that PE the ordered way), and for puts by CMA its process
- * (pid 0: do not write to it). */
+/* What each PE publishes for copies by CMA at start-up: its process (0:
+ * read and write it the ordered way). */
 struct weft_ofi_cma_blob {
-    uint32_t namelen;
     int32_t pid;
-    uint8_t name[WEFT_OFI_NAME_MAX];
 };
-/* Open the endpoint and fill mine; on any failure reads by CMA stay off. */
+/* Take the tables and fill mine; on any failure copies by CMA stay off. */
 void weft_ofi_cma_open(struct weft_ofi_cma_blob *mine);
-/* PE pe's blob and segment bases, once the blobs are exchanged, in PE
- * order from 0. */
+/* PE pe's blob and segment bases, once the blobs are exchanged. */
 void weft_ofi_cma_connect(int pe, const struct weft_ofi_cma_blob *blob, const uint64_t *bases);
 void weft_ofi_cma_close(void);
 void weft_ofi_cma_abandon(void);
-void weft_ofi_cma_poll(void);
 /* Part of a get of len >= weft_ofi_cma.min bytes from pe into dst: how
  * many of its first bytes are in place on return (0 to len; the caller
  * reads the rest the ordered way). With tx held. */

@@ -54,11 +54,6 @@
 static void drain_locked(void)
 {
     weft_ofi_msg_poll();
-    /* Peers' reads by CMA leave a notice each in our second endpoint's
-     * queue, which holds their credits (ofi_cma.c); retiring them
-     * every 16th drain keeps ahead of any window of gets. */
-    if (WEFT_UNLIKELY(weft_ofi_cma.ep != NULL) && !(++weft_ofi_cma.tick & 15))
-        weft_ofi_cma_poll();
     __atomic_store_n(&weft_ofi.progress.lock, 0, __ATOMIC_RELEASE);
 }
 
