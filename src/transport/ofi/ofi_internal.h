@@ -326,6 +326,9 @@ struct weft_ofi_state {
         int thread_on;  /* a progress thread is running */
         pthread_t thread;
         int thread_stop;
+        /* Through finalize's launcher barrier: the thread's idle turns
+         * back off (progress_main). */
+        int finalizing;
     } progress;
     /* Contexts (ofi_ctx.c). */
     struct {

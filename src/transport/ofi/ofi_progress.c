@@ -215,13 +215,57 @@ static unsigned long app_activity(void)
            (unsigned long)__atomic_load_n(&weft_ofi_tx0.w_issued, __ATOMIC_RELAXED);
 }
 
+/* The thread's nap after a turn. In finalize's launcher barrier the PEs
+ * wait in a blocking read for the last to arrive, and every PE's thread
+ * drained its queue each WEFT_PROGRESS_INTERVAL: at 128 PEs, up to
+ * 640,000 wake-ups a second on 2 CPUs for the whole wait. There a turn
+ * that served nobody doubles the nap, up to FINALIZE_NAP_MAX_US; a peer's
+ * last request then waits that long at most. Elsewhere, and where
+ * serving is not counted, the interval. */
+#define FINALIZE_NAP_MAX_US 4000
+
+/* A nap that weft_ofi_thread_stop ends early (finalize joins the thread
+ * right after the barrier, and would wait out the nap). */
+static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stop_cond;
+
+static void nap_until_stop_us(long long us)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += (time_t)(us / 1000000);
+    until.tv_nsec += (long)(us % 1000000) * 1000;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&stop_lock);
+    if (!__atomic_load_n(&weft_ofi.progress.thread_stop, __ATOMIC_ACQUIRE))
+        (void)pthread_cond_timedwait(&stop_cond, &stop_lock, &until);
+    pthread_mutex_unlock(&stop_lock);
+}
+
+static long long next_nap(long long nap, long long interval, uint64_t *served_then)
+{
+    uint64_t served;
+    if (!__atomic_load_n(&weft_ofi.progress.finalizing, __ATOMIC_RELAXED) ||
+        !weft_ofi_served(&served))
+        return interval;
+    if (served != *served_then) {
+        *served_then = served;
+        return interval;
+    }
+    return nap * 2 > FINALIZE_NAP_MAX_US ? FINALIZE_NAP_MAX_US : nap * 2;
+}
+
 static void *progress_main(void *arg)
 {
     (void)arg;
     long long interval = weft_tun_int(WEFT_TUN_PROGRESS_INTERVAL);
     if (interval < 1)
         interval = 1;
-    long long standdown = interval;
+    long long standdown = interval, nap = interval;
+    uint64_t served_then = 0;
     unsigned long seen = app_activity();
     int use_fd = weft_ofi.progress.wait_fd >= 0;
     while (!__atomic_load_n(&weft_ofi.progress.thread_stop, __ATOMIC_ACQUIRE)) {
@@ -257,8 +301,13 @@ static void *progress_main(void *arg)
         int ms = (int)(interval / 1000) + 1;
         if (use_fd && wait_for_peer(ms < 10 ? 10 : ms) != 0)
             use_fd = 0;
-        if (!use_fd)
-            nap_us(interval);
+        if (!use_fd) {
+            nap = next_nap(nap, interval, &served_then);
+            if (nap > interval)
+                nap_until_stop_us(nap);
+            else
+                nap_us(nap);
+        }
     }
     return NULL;
 }
@@ -268,6 +317,15 @@ int weft_ofi_thread_start(void)
     if (weft_ofi.progress.thread_on)
         return 0;
     weft_ofi.progress.thread_stop = 0;
+    static int cond_made;
+    if (!cond_made) {
+        pthread_condattr_t attr;
+        pthread_condattr_init(&attr);
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        pthread_cond_init(&stop_cond, &attr);
+        pthread_condattr_destroy(&attr);
+        cond_made = 1;
+    }
     int rc = pthread_create(&weft_ofi.progress.thread, NULL, progress_main, NULL);
     if (rc) {
         weft_warn("weft_ofi_init", "cannot start the progress thread: %s", strerror(rc));
@@ -281,7 +339,10 @@ void weft_ofi_thread_stop(void)
 {
     if (!weft_ofi.progress.thread_on)
         return;
+    pthread_mutex_lock(&stop_lock);
     __atomic_store_n(&weft_ofi.progress.thread_stop, 1, __ATOMIC_RELEASE);
+    pthread_cond_signal(&stop_cond);
+    pthread_mutex_unlock(&stop_lock);
     pthread_join(weft_ofi.progress.thread, NULL);
     weft_ofi.progress.thread_on = 0;
 }
