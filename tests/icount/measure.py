@@ -146,7 +146,7 @@ TARGETS = [
     # context's quiet (inline, as shmem_quiet's): net 10, within the
     # paper's 56. An 8-byte put_nbi to a node gasnet.h does not map goes
     # from its inline test (node range, offset in the segment) to
-    # weft_gasnet_put_nbi_word: the segment bound, shmem_TYPE_p's inline
+    # weft_gasnet_put_nbi_u64: the segment bound, shmem_TYPE_p's inline
     # injection and the access region's note: 55 own, net 47 (the goal,
     # no more than shmem_int_p, is open).
     ("shm", "gasnet_AMRequestShort0", "net", 106),
