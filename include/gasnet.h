@@ -248,9 +248,12 @@ WEFT_GN_FAST_PUT(put_nb, gasnet_handle_t, GASNET_INVALID_HANDLE, return)
 WEFT_GN_FAST_PUT(put_nb_bulk, gasnet_handle_t, GASNET_INVALID_HANDLE, return)
 /* gasnet_put_nbi as the others, and an 8-byte one to a node it does not
  * map handed on with its offset in that node's segment (node and offset
- * computed and the node checked here; weft_gasnet_put_nbi_word checks the
- * rest). */
-void weft_gasnet_put_nbi_word(gasnet_node_t node, uintptr_t off, uint64_t bits);
+ * computed and the node checked here; weft_gasnet_put_nbi_u64 checks the
+ * rest). Its arguments come in the order of shmem_TYPE_p's libfabric side
+ * (offset, value, PE), which it reaches with none moved, then the node's
+ * entry in weft_gasnet_fast. */
+void weft_gasnet_put_nbi_u64(uintptr_t off, uint64_t bits, gasnet_node_t node,
+                             const struct weft_gasnet_fast_node *e);
 static inline void weft_gasnet_put_nbi_fast(gasnet_node_t node, void *dest, void *src,
                                             size_t nbytes)
 {
@@ -264,7 +267,7 @@ static inline void weft_gasnet_put_nbi_fast(gasnet_node_t node, void *dest, void
         if (nbytes == sizeof(uint64_t)) {
             uint64_t bits;
             memcpy(&bits, src, sizeof bits);
-            weft_gasnet_put_nbi_word(node, off, bits);
+            weft_gasnet_put_nbi_u64(off, bits, node, e);
             return;
         }
     }

@@ -135,15 +135,28 @@ void weft_gasnet_put_nbi(gasnet_node_t node, void *dest, void *src, size_t nbyte
     }
     weft_gn_note_region(weft_gn_put_nb("gasnet_put_nbi", node, dest, src, nbytes, 0));
 }
-void weft_gasnet_put_nbi_word(gasnet_node_t node, uintptr_t off, uint64_t bits)
+/* The checked path names the call and the argument; a node that gasnet.h
+ * maps (an offset past its fast limit) goes there too. */
+static __attribute__((cold, noinline)) void put_nbi_u64_general(uintptr_t off, uint64_t bits,
+                                                                gasnet_node_t node)
 {
-    const struct weft_gasnet_fast_node *s = &weft_gasnet_fast[node];
+    weft_gasnet_put_nbi(node, (void *)(weft_gasnet_fast[node].base + off), &bits, sizeof bits);
+}
+/* gasnet.h's 8-byte put_nbi to a node it does not map. The word left in
+ * libfabric needs no note for an access region: its end asks the context
+ * whether anything is outstanding. */
+void weft_gasnet_put_nbi_u64(uintptr_t off, uint64_t bits, gasnet_node_t node,
+                             const struct weft_gasnet_fast_node *s)
+{
     if (WEFT_UNLIKELY(off >= s->size || s->size - off < sizeof bits)) { /* icount-check: segment bounds */
-        /* The checked path names the call and the argument. */
-        weft_gasnet_put_nbi(node, (void *)(s->base + off), &bits, sizeof bits);
+        put_nbi_u64_general(off, bits, node);
         return;
     }
-    note_left(weft_transport_put_u64(weft_gn.seg_off + off, bits, (int)node));
+    if (WEFT_UNLIKELY(s->mapped != NULL)) {
+        put_nbi_u64_general(off, bits, node);
+        return;
+    }
+    weft_transport_put_u64_ofi(weft_gn.seg_off + off, bits, (int)node);
 }
 void weft_gasnet_put_nbi_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes)
 {
@@ -251,7 +264,9 @@ gasnet_handle_t weft_gasnet_end_nbi_accessregion(void)
     if (!region_open)
         weft_fatal("gasnet_end_nbi_accessregion", "no access region is open");
     region_open = 0;
-    return region_pending ? PENDING : GASNET_INVALID_HANDLE;
+    /* An 8-byte put_nbi does not note itself (weft_gasnet_put_nbi_u64):
+     * whatever the default context has outstanding joins the region. */
+    return region_pending || weft_transport_outstanding(ctx()) ? PENDING : GASNET_INVALID_HANDLE;
 }
 
 /* ---- value forms -------------------------------------------------------------------- */

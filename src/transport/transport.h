@@ -263,6 +263,9 @@ static inline void weft_transport_fence(struct weft_ctx *c)
     if (weft_ofi_active(c->ofi))
         weft_ofi_fence(c->ofi);
 }
+/* Anything issued on c through libfabric since its last quiet (what a
+ * quiet of c would complete). */
+static inline int weft_transport_outstanding(struct weft_ctx *c) { return weft_ofi_active(c->ofi); }
 /* A put (blocking or nbi) then a fence: what put-with-signal and the
  * counters' fallback issue before their update. */
 static inline void weft_transport_put_fenced(struct weft_ctx *c, int seg, uint64_t off,
@@ -530,6 +533,15 @@ weft_transport_g_heap(uint64_t off, void *value, size_t len, int pe)
     }
     return 0;
 }
+/* A word of the default context's heap to a PE reached through
+ * libfabric: injected like shmem_TYPE_p's value (a later quiet completes
+ * it). */
+static inline __attribute__((always_inline)) void weft_transport_put_u64_ofi(uint64_t off,
+                                                                           uint64_t bits, int pe)
+{
+    if (!weft_ofi_p_inline(WEFT_SEG_HEAP, off, &bits, sizeof bits, pe))
+        weft_ofi_put_scalar(off, bits, sizeof bits, pe);
+}
 /* A word of the default context's heap (GASNet's 8-byte puts), pe
  * checked: a store on a direct peer (0: complete), else injected like
  * shmem_TYPE_p's value (1: left to libfabric, a later quiet completes
@@ -542,8 +554,7 @@ static inline __attribute__((always_inline)) int weft_transport_put_u64(uint64_t
         weft_copy_scalar(peer + off, &bits, sizeof bits);
         return 0;
     }
-    if (!weft_ofi_p_inline(WEFT_SEG_HEAP, off, &bits, sizeof bits, pe))
-        weft_ofi_put_scalar(off, bits, sizeof bits, pe);
+    weft_transport_put_u64_ofi(off, bits, pe);
     return 1;
 }
 /* Static data at data offset doff of a mapped peer: 1 when done, 0 when

@@ -55,6 +55,10 @@ static inline uint32_t weft_ofi_tx_state_only(int reason)
  *  w_issued: writes posted that count on wcntr (inline injected puts
  *    too, so that the whole quiet's wait stays true); w_done_seen: wcntr's
  *    count when last read.
+ *  coal_*: tx0's batch of coalesced puts (ofi_coalesce.c): records for
+ *    coal_pe in coal_buf[0, coal_len), published to the progress thread
+ *    up to coal_pub; coal_pe is -1 while no batch is open, so that a p
+ *    to coal_pe is appended inline (weft_ofi_coal_append_inline).
  * struct weft_ofi_tx reaches the same fields by their names too (an
  * anonymous member over the same list, ofi_internal.h). */
 #define WEFT_OFI_TX_HEAD_FIELDS                                                                    \
@@ -62,7 +66,10 @@ static inline uint32_t weft_ofi_tx_state_only(int reason)
     struct fid_ep *ep;                                                                             \
     struct fid_cntr *wcntr; /* FI_WRITE: writes, non-fetching atomics */                           \
     uint64_t w_issued;                                                                             \
-    uint64_t w_done_seen;
+    uint64_t w_done_seen;                                                                          \
+    char *coal_buf;                                                                                \
+    uint32_t coal_len, coal_pub;                                                                   \
+    int coal_pe;
 struct weft_ofi_tx_head {
     WEFT_OFI_TX_HEAD_FIELDS
 };
@@ -104,6 +111,9 @@ static inline int weft_ofi_active(struct weft_ofi_tx *tx)
  *    One thread at a time issues on tx0 where p_limit is set. */
 struct weft_ofi_fast {
     uint64_t p_limit[WEFT_NSEGS];
+    /* Offsets below it (the API's fast limit of seg) may be appended to an
+     * open batch of coalesced puts inline; 0 where puts do not coalesce. */
+    uint64_t coal_limit[WEFT_NSEGS];
     uint64_t rbase[WEFT_NSEGS], rkey[WEFT_NSEGS];
     int self; /* this PE: its own queue is applied only by its progress */
     struct {
@@ -176,11 +186,43 @@ void weft_ofi_put_scalar_static(uint64_t off, uint64_t bits, size_t len, int pe)
  * (EAGAIN, an error): its count taken back, then the general path, which
  * retries or names the failure. */
 void weft_ofi_p_again(int seg, size_t len);
+/* A coalesced put's record (ofi_coalesce.c): one word (offset | len <<
+ * 48 | seg << 60), then the bytes padded to 8; a batch holds up to
+ * WEFT_OFI_COAL_CAP bytes of them. */
+#define WEFT_OFI_COAL_CAP 4096u
+#define WEFT_OFI_COAL_OFF_BITS 48
+#define WEFT_OFI_COAL_LEN_BITS 12
+#define WEFT_OFI_COAL_SEG_SHIFT (WEFT_OFI_COAL_OFF_BITS + WEFT_OFI_COAL_LEN_BITS)
+/* A p of len <= 8 bytes to the PE whose batch is open, appended to it:
+ * the record's two words stored and the length published (the release
+ * store the progress thread reads, which also tells it the application
+ * is busy); 1 then, 0 when the caller must take the out-of-line path
+ * (coal_record opens, sends and switches batches). An open batch means
+ * coalescing was chosen for it, so the rest of weft_ofi_coal_takes
+ * holds. */
+static inline __attribute__((always_inline)) int
+weft_ofi_coal_append_inline(int seg, uint64_t off, const void *value, size_t len, int pe)
+{
+    struct weft_ofi_tx_head *h = weft_ofi_head(&weft_ofi_tx0);
+    uint32_t at = h->coal_len;
+    if (!(off < weft_ofi_fast.coal_limit[seg]) || pe != h->coal_pe ||
+        at > WEFT_OFI_COAL_CAP - 16)
+        return 0;
+    char *rec = h->coal_buf + at;
+    uint64_t hdr = off | (uint64_t)len << WEFT_OFI_COAL_OFF_BITS |
+                   (uint64_t)seg << WEFT_OFI_COAL_SEG_SHIFT;
+    memcpy(rec, &hdr, sizeof hdr);
+    memcpy(rec + sizeof hdr, value, len <= 8 ? len : 8);
+    h->coal_len = at + 16;
+    __atomic_store_n(&h->coal_pub, at + 16, __ATOMIC_RELEASE);
+    return 1;
+}
 /* The default context's p of len <= 8 bytes from value to (seg, off) at
  * pe, inline where weft_ofi_fast.p_limit allows: counted (the count keeps
  * the write counter's total true for the whole quiet, and tells the
  * progress thread that the application is busy), marked for quiet, then
- * injected; 1 then, 0 when the caller must take
+ * injected; where puts coalesce, appended to the open batch to pe; 1
+ * then, 0 when the caller must take
  * weft_ofi_put_scalar(_static). seg and len are constants in every
  * caller. */
 static inline __attribute__((always_inline)) int weft_ofi_p_inline(int seg, uint64_t off,
@@ -191,12 +233,14 @@ static inline __attribute__((always_inline)) int weft_ofi_p_inline(int seg, uint
      * queue until its progress runs, which the inline quiet does not do:
      * it takes the out-of-line path, whose quiet progresses. */
     if (!WEFT_LIKELY(off < weft_ofi_fast.p_limit[seg]) || WEFT_UNLIKELY(pe == weft_ofi_fast.self))
-        return 0;
+        return weft_ofi_coal_append_inline(seg, off, value, len, pe);
     struct weft_ofi_tx_head *h = weft_ofi_head(&weft_ofi_tx0);
     memcpy(&weft_ofi_fast.p.bits, value, len <= 8 ? len : 8);
     weft_ofi_fast.p.off = off;
     weft_ofi_fast.p.pe = pe;
-    weft_ofi_count_writes(h, 1);
+    /* One locked add, not count_writes' load, add and store: beside the
+     * provider's call its cost does not show in the message rate. */
+    __atomic_fetch_add(&h->w_issued, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&h->state.why[WEFT_OFI_TX_PUTS], 1, __ATOMIC_RELAXED);
     if (WEFT_UNLIKELY(fi_inject_write(h->ep, &weft_ofi_fast.p.bits, len, (fi_addr_t)pe,
                                       weft_ofi_fast.rbase[seg] + off, weft_ofi_fast.rkey[seg])))

@@ -33,13 +33,13 @@
 #include "transport/ofi/ofi_internal.h"
 #include "transport/ofi/ofi_msg.h"
 
-#define COAL_CAP 4096
+/* A record (ofi.h): one 64-bit word (offset | len << 48 | seg << 60),
+ * then the bytes, padded to 8. */
+#define COAL_CAP WEFT_OFI_COAL_CAP
 _Static_assert(COAL_CAP <= WEFT_OFI_MSG_MAX_PAYLOAD, "a batch is one message");
-/* A record: one 64-bit word (offset | len << 48 | seg << 60), then the
- * bytes, padded to 8. */
-#define REC_OFF_BITS 48
-#define REC_LEN_BITS 12
-#define REC_SEG_SHIFT (REC_OFF_BITS + REC_LEN_BITS)
+#define REC_OFF_BITS WEFT_OFI_COAL_OFF_BITS
+#define REC_LEN_BITS WEFT_OFI_COAL_LEN_BITS
+#define REC_SEG_SHIFT WEFT_OFI_COAL_SEG_SHIFT
 #define REC_HDR 8u
 _Static_assert(WEFT_FAST_MAX <= WEFT_OFI_COAL_MAX_PUT &&
                    WEFT_OFI_COAL_MAX_PUT < (1u << REC_LEN_BITS) && WEFT_NSEGS <= 16,
@@ -99,6 +99,7 @@ static void send_locked(struct weft_ofi_tx *tx, uint32_t upto, int ack)
 static void restart_locked(struct weft_ofi_tx *tx)
 {
     tx->coal_len = 0;
+    tx->coal_pe = -1; /* no batch open: the inline append (ofi.h) stands aside */
     __atomic_store_n(&tx->coal_pub, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&tx->coal_sent, 0, __ATOMIC_RELAXED);
 }

@@ -530,7 +530,16 @@ static void decide_inline_puts(void)
 {
     memset(&weft_ofi_fast, 0, sizeof weft_ofi_fast);
     weft_ofi_fast.self = weft_rt.my_pe;
-    if (weft_ofi_tx0.shared || weft_ofi.put.coalesce || weft_ofi.addr.per_pe ||
+    if (weft_ofi.put.coalesce) {
+        /* Below the API's fast limits a p to the PE whose batch is open is
+         * appended to it inline instead (weft_ofi_coal_append_inline). */
+        for (int s = 0; s < WEFT_NSEGS; s++) {
+            size_t size = weft_rt.seg[s].size;
+            weft_ofi_fast.coal_limit[s] = size > WEFT_FAST_MAX ? size - WEFT_FAST_MAX : 0;
+        }
+        return;
+    }
+    if (weft_ofi_tx0.shared || weft_ofi.addr.per_pe ||
         !weft_ofi.order.injects_queued_in_order || weft_ofi.put.scalar_inject < sizeof(uint64_t))
         return;
     for (int s = 0; s < WEFT_NSEGS; s++) {
@@ -650,7 +659,9 @@ void weft_ofi_fini(void)
     if (!weft_ofi.fab.info)
         return;
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
-    memset(weft_ofi_fast.p_limit, 0, sizeof weft_ofi_fast.p_limit); /* the general paths now */
+    /* the general paths now */
+    memset(weft_ofi_fast.p_limit, 0, sizeof weft_ofi_fast.p_limit);
+    memset(weft_ofi_fast.coal_limit, 0, sizeof weft_ofi_fast.coal_limit);
     if (tx->ep)
         weft_ofi_quiet(tx);
     /* Contexts the program did not destroy complete now, while every peer

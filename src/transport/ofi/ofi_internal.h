@@ -110,10 +110,9 @@ struct weft_ofi_tx {
     /* ---- coalesced puts (ofi_coalesce.c; tx0 only, when weft_ofi.put.coalesce):
      * records for coal_pe in coal_buf[0, coal_len), the application's own
      * count; coal_pub publishes it to the progress thread; coal_sent
-     * (under coal_lock) is what has left. */
-    char *coal_buf;
-    uint32_t coal_len, coal_pub, coal_sent;
-    int coal_pe;
+     * (under coal_lock) is what has left. The first four are in the head
+     * (ofi.h), where the inline p appends to an open batch. */
+    uint32_t coal_sent; /* coal_buf, coal_len, coal_pub, coal_pe: the head */
     int coal_lock;
     /* PEs sent batches since the last settle (under coal_lock): each gets
      * one acknowledged message then. */

@@ -208,11 +208,13 @@ static int wait_for_peer(int ms)
 
 /* What application threads did in weft: their polls and injected puts
  * and atomics (app_polls), and the default context's inline puts, which
- * count only themselves. */
+ * count only themselves (injected: w_issued; appended to a batch: the
+ * published length, which moves with each). */
 static unsigned long app_activity(void)
 {
     return __atomic_load_n(&weft_ofi.progress.app_polls, __ATOMIC_RELAXED) +
-           (unsigned long)__atomic_load_n(&weft_ofi_tx0.w_issued, __ATOMIC_RELAXED);
+           (unsigned long)__atomic_load_n(&weft_ofi_tx0.w_issued, __ATOMIC_RELAXED) +
+           __atomic_load_n(&weft_ofi_tx0.coal_pub, __ATOMIC_RELAXED);
 }
 
 /* The thread's nap after a turn. In finalize's launcher barrier the PEs
