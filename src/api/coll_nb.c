@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* coll_nb.c owns the non-blocking team collectives' two paths and their
+/* coll_nb.c owns the non-blocking team collectives' three paths and their
  * requests: the direct path, where every member of the team maps every
- * other's memory and no thread is needed (below), and the engine, a queue
+ * other's memory and no thread is needed (below); the issuing path, where
+ * libfabric reaches a member and a collective of one round is issued
+ * whole at the start (see "the issuing path"); and the engine, a queue
  * the application thread posts to and a thread that runs it, in the order
  * they were posted, with the same algorithms as the blocking collectives
  * (coll_engine.c) through a context of its own; shmem_req_test and
@@ -29,9 +31,10 @@
  * k's arrivals add to. A blocking collective need not wait for these: they
  * use none of the team's other counters.
  *
- * Why a thread where the direct path cannot run: a collective through
- * libfabric is a chain of rounds, each waiting for a peer's signal, and
- * the application computes between starting it and waiting for it. A
+ * Why a thread where neither can run: a collective through libfabric
+ * with several rounds (collect, the reductions) is a chain of rounds,
+ * each waiting for a peer's signal, and the application computes between
+ * starting it and waiting for it. A
  * thread that sleeps while nothing is queued and runs every round as soon
  * as its signal lands makes the collective advance over manual-progress
  * providers (its waits drive the endpoint's progress) without the
