@@ -12,7 +12,6 @@
  *   - no thread started by any of it */
 #include "weft_test.h"
 
-#include <dirent.h>
 #include <shmemx.h>
 #include <stdlib.h>
 
@@ -22,18 +21,6 @@
 
 static long *src, *dst;     /* symmetric */
 static long *told;          /* symmetric: PEs whose large alltoall completed */
-
-static int thread_count(void)
-{
-    int n = 0;
-    DIR *d = opendir("/proc/self/task");
-    if (!d)
-        return -1;
-    for (struct dirent *e; (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    closedir(d);
-    return n;
-}
 
 static void caller_not_polling(void)
 {
@@ -172,10 +159,10 @@ int main(void)
     dst = shmem_malloc(sizeof(long) * longs);
     told = shmem_calloc(1, sizeof(long));
     WT_CHECK(src && dst && told, "shmem_malloc");
-    int threads = thread_count();
+    int threads = wt_thread_count();
     caller_not_polling();
     every_kind_outstanding();
-    WT_EQ_NUM(thread_count(), threads, "threads after the collectives");
+    WT_EQ_NUM(wt_thread_count(), threads, "threads after the collectives");
     shmem_free(told);
     shmem_free(dst);
     shmem_free(src);
