@@ -24,7 +24,11 @@
  * --rounds fixes the computation at W mixing rounds per key instead (a
  * check of the results that need not wait for the calibration); --only
  * runs one pipeline, for the CPU time a whole job of it takes (measured
- * from outside, e.g. /usr/bin/time).
+ * from outside, e.g. /usr/bin/time). --cpu also runs the computation
+ * alone (no exchange) in turn with both, takes every pipeline's CPU time
+ * (user + system of every thread of every PE, getrusage) and prints the
+ * bound on the speedup that the cores allow: blocking wall / max(wall of
+ * the computation alone, blocking CPU / cores).
  * Exits non-zero when a check fails. */
 #include <shmem.h>
 #include <shmemx.h>
@@ -33,7 +37,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 static int me, npes;
 static size_t keys_per_pe = 1 << 15; /* per batch */
@@ -41,9 +47,19 @@ static int batches = 8, reps = 5, use_reduce;
 static unsigned work = 1;            /* mixing rounds per key */
 static int fixed_rounds;             /* --rounds: no calibration */
 static enum { BOTH, ONLY_BLOCKING, ONLY_OVERLAPPED } only; /* --only */
+static int account;                  /* --cpu */
 static uint64_t *src[2], *dst[2];    /* symmetric: buckets out, keys in */
 static long *hist_in[2], *hist_out[2];
 static size_t nbins = 1 << 14;
+
+/* This process's CPU time, every thread's, user and system. */
+static double cpu_now(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
 
 static double now(void)
 {
@@ -120,14 +136,23 @@ static void exchange_start(int half, shmem_req_h *r)
         shmem_uint64_alltoall_nb(SHMEM_TEAM_WORLD, dst[half], src[half], per, r);
 }
 
+enum { BLOCKING, OVERLAPPED, COMPUTE_ONLY };
+
 /* One pipeline over every batch: its time on PE 0's clock, between
- * barriers, and its checksum. */
-static double pipeline(int overlapped, uint64_t *check, int *bad)
+ * barriers, and its checksum; *cpu: this PE's CPU time in it. The
+ * computation alone consumes stale keys: its checks are not kept. */
+static double pipeline(int mode, uint64_t *check, int *bad, double *cpu)
 {
     uint64_t sum = 0;
     shmem_barrier_all();
-    double t0 = now();
-    if (!overlapped) {
+    double t0 = now(), c0 = cpu_now();
+    if (mode == COMPUTE_ONLY) {
+        int ignored = 0;
+        for (int b = 0; b < batches; b++) {
+            compute(b, b & 1);
+            sum += consume(b & 1, &ignored);
+        }
+    } else if (mode == BLOCKING) {
         /* Two halves here too: a PE that left exchange b may already
          * write batch b + 1 into a peer still reading batch b. */
         for (int b = 0; b < batches; b++) {
@@ -147,8 +172,18 @@ static double pipeline(int overlapped, uint64_t *check, int *bad)
         }
     }
     shmem_barrier_all();
+    *cpu = cpu_now() - c0;
     *check = sum;
     return now() - t0;
+}
+
+/* Every PE's reps CPU times in u, summed over the PEs (at every PE). */
+static void sum_over_pes(double *u)
+{
+    static double mine[1000], all[1000];
+    memcpy(mine, u, (size_t)reps * sizeof *u);
+    shmem_double_sum_reduce(SHMEM_TEAM_WORLD, all, mine, (size_t)reps);
+    memcpy(u, all, (size_t)reps * sizeof *u);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -268,13 +303,15 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
             fixed_rounds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--cpu"))
+            account = 1;
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
             i++;
             only = !strcmp(argv[i], "blocking") ? ONLY_BLOCKING : ONLY_OVERLAPPED;
         }
         else {
             fprintf(stderr, "usage: overlap [--coll alltoall|reduce] [--keys N] [--batches B] "
-                            "[--reps R] [--rounds W] [--only blocking|overlapped]\n");
+                            "[--reps R] [--rounds W] [--only blocking|overlapped] [--cpu]\n");
             return 2;
         }
     }
@@ -299,13 +336,19 @@ int main(int argc, char **argv)
         work = (unsigned)fixed_rounds;
     else
         calibrate();
-    double tb[1000], to[1000];
-    uint64_t cb = 0, co = 0;
+    static double tb[1000], to[1000], tc[1000], ub[1000], uo[1000], uc[1000];
+    uint64_t cb = 0, co = 0, cc;
     int bad = 0;
     for (int r = 0; r < reps; r++) {
-        tb[r] = only != ONLY_OVERLAPPED ? pipeline(0, &cb, &bad) : 0;
-        to[r] = only != ONLY_BLOCKING ? pipeline(1, &co, &bad) : 0;
+        tb[r] = only != ONLY_OVERLAPPED ? pipeline(BLOCKING, &cb, &bad, &ub[r]) : 0;
+        to[r] = only != ONLY_BLOCKING ? pipeline(OVERLAPPED, &co, &bad, &uo[r]) : 0;
+        tc[r] = account ? pipeline(COMPUTE_ONLY, &cc, &bad, &uc[r]) : 0;
         bad |= (!only && cb != co) << 1;
+    }
+    if (account) {
+        sum_over_pes(ub);
+        sum_over_pes(uo);
+        sum_over_pes(uc);
     }
     static int bad_in, bad_any;
     bad_in = bad;
@@ -328,6 +371,22 @@ int main(int argc, char **argv)
             printf("overlapped  min %8.3f ms  median %8.3f ms\n", 1e3 * omin, 1e3 * omed);
         if (!only)
             printf("speedup     min %.2fx  median %.2fx\n", bmin / omin, bmed / omed);
+        if (account && !only) {
+            /* Medians: the pipelines' wall and all PEs' CPU; the cores
+             * this host offers the job. */
+            double cores = (double)sysconf(_SC_NPROCESSORS_ONLN);
+            double wb = bmed, wo = omed, wc = median(tc, reps);
+            double cpub = median(ub, reps), cpuo = median(uo, reps), cpuc = median(uc, reps);
+            double floor_o = wc > cpub / cores ? wc : cpub / cores;
+            printf("computation alone  median %8.3f ms\n", 1e3 * wc);
+            printf("cpu (all PEs)      blocking %.3f s  overlapped %.3f s  computation alone "
+                   "%.3f s  (%g cores)\n", cpub, cpuo, cpuc, cores);
+            printf("blocking: cores idle %.0f%%; exchange f = its CPU / (cores x its wall) = "
+                   "%.2f\n", 100 * (1 - cpub / (cores * wb)),
+                   wb > wc ? (cpub - cpuc) / (cores * (wb - wc)) : 0);
+            printf("bound: blocking wall / max(computation alone, blocking CPU / cores) = %.2fx; "
+                   "achieved %.2fx\n", wb / floor_o, wb / wo);
+        }
         printf("checks: %s\n", bad_any ? "FAILED" : "OK");
     }
     for (int h = 0; h < 2; h++) {

@@ -43,8 +43,6 @@ struct weft_hier {
     uint64_t inline_bcasts; /* leaders' broadcasts through the slot: their buffers' parity */
 };
 
-static struct weft_ctx *const hctx = &weft_ctx_default;
-
 static void *hier_alloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
@@ -157,7 +155,7 @@ static void leader_gather(struct weft_coll *c, int count)
 static void release_members(struct weft_coll *c, struct weft_hier *h, int fence)
 {
     if (fence && h->nlocal > 1)
-        weft_transport_fence(hctx);
+        weft_transport_fence(c->ctx);
     for (int j = 1; j < h->nlocal; j++)
         weft_coll_signal(c, WEFT_TF_H_DOWN, h->local[j], 0, 1);
 }
@@ -208,13 +206,13 @@ static void resolve_dest(const struct weft_coll *c, void *dest, size_t len, int 
 
 /* Copy len bytes at (seg, off) of world PE pe into dest: through the
  * mapping where there is one, else a get. */
-static void copy_from(void *dest, int seg, uint64_t off, size_t len, int pe)
+static void copy_from(struct weft_ctx *ctx, void *dest, int seg, uint64_t off, size_t len, int pe)
 {
     const void *p = weft_transport_ptr(seg, off, pe);
     if (p)
         memcpy(dest, p, len);
     else
-        weft_transport_get(hctx, dest, seg, off, len, pe);
+        weft_transport_get(ctx, dest, seg, off, len, pe);
 }
 
 /* Fan-out among the leaders while they are few: each leader signals the
@@ -261,9 +259,9 @@ static void leaders_bcast(struct weft_hier *h, struct weft_coll *lc, void *dest,
         off = lc->foff + (uint64_t)buf * sizeof(uint64_t);
     }
     for (int i = 1; i < L; i++)
-        weft_transport_put_nbi(hctx, seg, off, dest, len,
+        weft_transport_put_nbi(lc->ctx, seg, off, dest, len,
                                weft_team_world_pe(lc->team, (me + i) % L));
-    weft_transport_fence(hctx);
+    weft_transport_fence(lc->ctx);
     for (int i = 1; i < L; i++)
         weft_coll_signal(lc, WEFT_TF_BCAST, (me + i) % L, 0, 1);
 }
@@ -275,7 +273,7 @@ static void push_to_members(struct weft_coll *c, struct weft_hier *h, const void
 {
     for (int j = 1; j < h->nlocal; j++)
         if (h->local[j] != skip)
-            weft_transport_put_nbi(hctx, seg, off, src, len,
+            weft_transport_put_nbi(c->ctx, seg, off, src, len,
                                    weft_team_world_pe(c->team, h->local[j]));
     release_members(c, h, 1);
 }
@@ -300,7 +298,7 @@ void weft_coll_hier_bcast(struct weft_coll *c, struct weft_hier *h, void *dest,
     int root_is_member = h->lead_tpe[root] == c->me && root != c->me;
     if (root_is_member) {
         leader_gather(c, h->nlocal - 1);
-        copy_from(dest, seg, off, len, weft_team_world_pe(c->team, root));
+        copy_from(c->ctx, dest, seg, off, len, weft_team_world_pe(c->team, root));
     }
     struct weft_coll lc;
     leaders_session(&lc, c, h);
@@ -359,7 +357,7 @@ void weft_coll_hier_allreduce(struct weft_coll *c, struct weft_hier *h, void *de
         char *tmp = hier_buf(per_get * esz);
         for (size_t o = 0; o < count; o += per_get) {
             size_t m = count - o < per_get ? count - o : per_get;
-            weft_transport_get(hctx, tmp, seg, off + o * esz, m * esz, w);
+            weft_transport_get(c->ctx, tmp, seg, off + o * esz, m * esz, w);
             op((char *)dest + o * esz, (char *)dest + o * esz, tmp, m);
         }
     }
@@ -381,7 +379,7 @@ static void put_local_blocks(struct weft_coll *c, struct weft_hier *h, const cha
         while (k < h->nlocal && h->local[k] == h->local[k - 1] + 1)
             k++;
         size_t at = (size_t)h->local[j] * len;
-        weft_transport_put_nbi(hctx, seg, off + at, d + at, (size_t)(k - j) * len, w);
+        weft_transport_put_nbi(c->ctx, seg, off + at, d + at, (size_t)(k - j) * len, w);
         j = k;
     }
 }
@@ -407,7 +405,7 @@ void weft_coll_hier_fcollect(struct weft_coll *c, struct weft_hier *h, void *des
     leader_gather(c, h->nlocal - 1);
     for (int j = 1; j < h->nlocal; j++) {
         size_t at = (size_t)h->local[j] * len;
-        weft_transport_get(hctx, d + at, seg, off + at, len,
+        weft_transport_get(c->ctx, d + at, seg, off + at, len,
                            weft_team_world_pe(c->team, h->local[j]));
     }
     /* Remote PEs in an order that starts after me, so the leaders do not
@@ -419,7 +417,7 @@ void weft_coll_hier_fcollect(struct weft_coll *c, struct weft_hier *h, void *des
     }
     for (int j = 1; j < h->nlocal; j++)
         put_local_blocks(c, h, d, seg, off, len, h->local[j]);
-    weft_transport_quiet(hctx);
+    weft_transport_quiet(c->ctx);
     struct weft_coll lc;
     leaders_session(&lc, c, h);
     leaders_barrier(&lc);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* coll_nb.c owns the non-blocking team collectives' two paths and their
+/* coll_nb.c owns the non-blocking team collectives' three paths and their
  * requests: the direct path, where every member of the team maps every
- * other's memory and no thread is needed (below), and the engine, a queue
+ * other's memory and no thread is needed (below); the issuing path, where
+ * libfabric reaches a member and a collective of one round is issued
+ * whole at the start (see "the issuing path"); and the engine, a queue
  * the application thread posts to and a thread that runs it, in the order
  * they were posted, with the same algorithms as the blocking collectives
  * (coll_engine.c) through a context of its own; shmem_req_test and
@@ -29,9 +31,10 @@
  * k's arrivals add to. A blocking collective need not wait for these: they
  * use none of the team's other counters.
  *
- * Why a thread where the direct path cannot run: a collective through
- * libfabric is a chain of rounds, each waiting for a peer's signal, and
- * the application computes between starting it and waiting for it. A
+ * Why a thread where neither can run: a collective through libfabric
+ * with several rounds (collect, the reductions) is a chain of rounds,
+ * each waiting for a peer's signal, and the application computes between
+ * starting it and waiting for it. A
  * thread that sleeps while nothing is queued and runs every round as soon
  * as its signal lands makes the collective advance over manual-progress
  * providers (its waits drive the endpoint's progress) without the
@@ -59,6 +62,7 @@
 #include <unistd.h>
 
 #include "api/coll_nb.h"
+#include "api/coll_schedule.h"
 #include "core/cpu_relax.h"
 #include "core/tunables.h"
 #include "runtime/lifecycle.h"
@@ -75,7 +79,9 @@ struct weft_req {
     struct weft_nb_op op;
     int done;               /* 1 once the engine finished it (release) */
     int direct;             /* run by the direct path: see direct_done */
-    uint64_t seq;           /* the direct path's sequence number on the team */
+    int issued;             /* run by the issuing path: see issue_done */
+    uint64_t seq;           /* the direct or issuing path's sequence number on the team */
+    uint64_t want;          /* the issuing path: arrivals its counter reaches */
 };
 
 static struct {
@@ -575,6 +581,191 @@ static void direct_wait_team(struct weft_team *t)
         wait_done(j, &op);
 }
 
+
+/* ---- the issuing path ----------------------------------------------------- */
+
+/* Where a member is reached through libfabric, the collectives of one
+ * round (synchronization, broadcast, fcollect, alltoall(s)) are issued
+ * whole at the start: every transfer is a counting put (transport.h,
+ * weft_transport_put_count) that raises the target's arrival counter once
+ * its data is there, so the targets' progress (the progress thread, or the
+ * provider's own) completes the collective while every PE computes, with
+ * no thread of ours and nothing handed over. Every member sends one
+ * transfer to every other (a broadcast's other members a data-less one),
+ * so each PE awaits n - 1 and a collective completes at a PE only once
+ * every member has started it.
+ *
+ * The counters: collective k of the team uses word 2s + p, s = k mod
+ * WEFT_NB_RING and p the parity of its use of entry s (k / WEFT_NB_RING).
+ * A PE starting k first waits until k - WEFT_NB_RING is complete here
+ * (the ring). Use u + 2 of an entry cannot send to this PE before its use
+ * u is complete here: a PE starting u + 2 has completed u + 1, so every
+ * member has started u + 1, this PE included, which waited for u. The
+ * counts of uses u and u + 2 thus never mix before u is complete; u + 1's
+ * may arrive early, hence the two parities. Each PE knows every use's
+ * arrivals, so it keeps the count a word reaches (nb_issue_expect). */
+
+static int one_round(enum weft_nb_kind kind)
+{
+    return kind == WEFT_NB_SYNC || kind == WEFT_NB_BCAST || kind == WEFT_NB_FCOLLECT ||
+           kind == WEFT_NB_ALLTOALL || kind == WEFT_NB_ALLTOALLS;
+}
+
+static int takes_issue_path(const struct weft_nb_op *op, int path)
+{
+    const struct weft_team *t = op->team;
+    if (path == PATH_ENGINE || t->slot < 0 || t->size < 2 || !one_round(op->kind) ||
+        !weft_transport_progresses_alone())
+        return 0;
+    /* Every member sends to every other: n - 1 messages per PE, where the
+     * blocking barrier and broadcast send about log2 n. */
+    int all_pairs = op->kind == WEFT_NB_SYNC || op->kind == WEFT_NB_BCAST;
+    return !(all_pairs && path == PATH_AUTO && t->size > DIRECT_AUTO_MAX);
+}
+
+static uint64_t slot_off(const struct weft_team *t, int idx)
+{
+    return weft_team_slot_off(t->slot) + (uint64_t)idx * sizeof(uint64_t);
+}
+
+/* Counter word of collective seq's ring entry and use parity. */
+static int arrived_word(uint64_t seq)
+{
+    return (int)(2 * (seq % WEFT_NB_RING) + (seq / WEFT_NB_RING) % 2);
+}
+
+static int arrivals_reached(const struct weft_team *t, int word, uint64_t want)
+{
+    const uint64_t *w = weft_team_flags(t->slot) + WEFT_TF_NB_ARRIVED + word;
+    if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= want)
+        return 1;
+    weft_transport_count_settle(); /* apply what reached this PE */
+    return __atomic_load_n(w, __ATOMIC_ACQUIRE) >= want;
+}
+
+/* Waits until counter word of t reaches want, as the blocking collectives
+ * wait. */
+static void wait_arrivals(const struct weft_team *t, int word, uint64_t want, const char *call)
+{
+    if (arrivals_reached(t, word, want))
+        return;
+    weft_wait.call = call;
+    weft_wait.team = t;
+    weft_wait.addr = weft_team_flags(t->slot) + WEFT_TF_NB_ARRIVED + word;
+    weft_wait.want = want;
+    weft_wait.kind = WEFT_WAIT_COLL;
+    unsigned spins = 0;
+    while (!arrivals_reached(t, word, want))
+        weft_poll_yield(&spins);
+    weft_wait.kind = WEFT_WAIT_NONE;
+}
+
+/* One counting put of len bytes from src to (seg, off) at team member i;
+ * none (len 0): a data-less arrival. */
+static void issue_to(const struct weft_team *t, int i, int seg, uint64_t off, const void *src,
+                     size_t len, int word)
+{
+    weft_transport_put_count(&weft_ctx_default, seg, off, src, len,
+                             slot_off(t, WEFT_TF_NB_ARRIVED + word),
+                             slot_off(t, WEFT_TF_NB_CARRIER), 1, weft_team_world_pe(t, i), 1);
+}
+
+/* Where len bytes at p lie in the symmetric segments (the caller checked
+ * that they do). */
+static void resolve_dest(const struct weft_nb_op *op, const void *p, size_t len, int *seg,
+                         uint64_t *off)
+{
+    *seg = WEFT_SEG_HEAP;
+    *off = 0;
+    if (len && weft_sym_resolve(p, len, seg, off) != 0)
+        weft_fatal(op->call, "dest is not symmetric");
+}
+
+static void issue_start(struct weft_req *r)
+{
+    const struct weft_nb_op *op = &r->op;
+    struct weft_team *t = op->team;
+    int n = t->size, me = t->my_pe;
+    uint64_t k = t->nb_issue_seq++;
+    int word = arrived_word(k);
+    if (k >= WEFT_NB_RING) /* the entry's previous use, of the other parity */
+        wait_arrivals(t, word ^ 1, t->nb_issue_expect[word ^ 1], op->call);
+    r->issued = 1;
+    r->seq = k;
+    r->want = t->nb_issue_expect[word] += (uint64_t)(n - 1);
+    char *d = op->dest;
+    const char *s = op->source;
+    size_t len = op->len;
+    enum weft_nb_kind kind = op->kind;
+    int seg;
+    uint64_t off;
+    if (kind == WEFT_NB_ALLTOALLS && op->dst == 1 && op->sst == 1) {
+        kind = WEFT_NB_ALLTOALL; /* contiguous blocks */
+        len *= op->esz;
+    }
+    if (kind == WEFT_NB_ALLTOALLS) {
+        /* Strided blocks have no counting form: they travel first, then a
+         * fence, then data-less arrivals. */
+        ptrdiff_t esz = (ptrdiff_t)op->esz, dstep = op->dst * esz, sstep = op->sst * esz;
+        ptrdiff_t dblk = (ptrdiff_t)((size_t)me * len) * dstep;
+        if (len) {
+            resolve_dest(op, d + dblk, (size_t)((ptrdiff_t)(len - 1) * dstep + esz), &seg, &off);
+            for (int step = 1; step < n; step++) {
+                int i = weft_sched_pairwise_to(me, n, step);
+                weft_transport_iput(&weft_ctx_default, seg, off, dstep,
+                                    s + (ptrdiff_t)((size_t)i * len) * sstep, sstep, op->esz, len,
+                                    weft_team_world_pe(t, i));
+            }
+            weft_transport_fence(&weft_ctx_default);
+            weft_copy_strided(d + dblk, dstep, s + (ptrdiff_t)((size_t)me * len) * sstep, sstep,
+                              op->esz, len);
+        }
+        kind = WEFT_NB_SYNC;
+    }
+    if (kind == WEFT_NB_SYNC || (kind == WEFT_NB_BCAST && me != op->root) || !len) {
+        for (int step = 1; step < n; step++)
+            issue_to(t, weft_sched_pairwise_to(me, n, step), WEFT_SEG_HEAP, 0, NULL, 0, word);
+        return;
+    }
+    if (kind == WEFT_NB_BCAST) {
+        resolve_dest(op, d, len, &seg, &off);
+        for (int step = 1; step < n; step++)
+            issue_to(t, weft_sched_pairwise_to(me, n, step), seg, off, s, len, word);
+        if (d != s)
+            memcpy(d, s, len);
+        return;
+    }
+    /* fcollect: the source to block me of every dest; alltoall: block i of
+     * the source to block me of i's. */
+    int all = kind == WEFT_NB_ALLTOALL;
+    resolve_dest(op, d + (size_t)me * len, len, &seg, &off);
+    for (int step = 1; step < n; step++) {
+        int i = weft_sched_pairwise_to(me, n, step);
+        issue_to(t, i, seg, off, all ? s + (size_t)i * len : s, len, word);
+    }
+    memmove(d + (size_t)me * len, all ? s + (size_t)me * len : s, len);
+}
+
+/* Complete here: every member's transfer arrived, and this PE's own left
+ * its source (the default context's quiet, once the arrivals are in: by
+ * then its own transfers have usually completed as well). */
+static int issue_done(const struct weft_req *r)
+{
+    const struct weft_team *t = r->op.team;
+    if (!arrivals_reached(t, arrived_word(r->seq), r->want))
+        return 0;
+    weft_transport_quiet(&weft_ctx_default);
+    return 1;
+}
+
+/* Waits for every issued collective started on team (shmem_team_destroy). */
+static void issue_wait_team(struct weft_team *t)
+{
+    for (int w = 0; w < 2 * WEFT_NB_RING; w++)
+        wait_arrivals(t, w, t->nb_issue_expect[w], "shmem_team_destroy");
+    weft_transport_quiet(&weft_ctx_default);
+}
+
 int weft_coll_nb_post(const struct weft_nb_op *op, shmem_req_h *request)
 {
     struct weft_req *r = malloc(sizeof *r);
@@ -584,8 +775,14 @@ int weft_coll_nb_post(const struct weft_nb_op *op, shmem_req_h *request)
     r->op = *op;
     r->done = 0;
     r->direct = 0;
+    r->issued = 0;
     if (takes_direct_path(op)) {
         direct_start(r);
+        *request = r;
+        return 0;
+    }
+    if (takes_issue_path(op, nb_path)) {
+        issue_start(r);
         *request = r;
         return 0;
     }
@@ -636,6 +833,8 @@ void weft_coll_nb_wait_all(struct weft_team *team)
 {
     if (team->nb_direct_seq)
         direct_wait_team(team);
+    if (team->nb_issue_seq)
+        issue_wait_team(team);
     weft_coll_nb_drain(team);
 }
 
@@ -644,6 +843,8 @@ static int req_done(const void *arg)
     const struct weft_req *r = arg;
     if (r->direct)
         return direct_done(r);
+    if (r->issued)
+        return issue_done(r);
     return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
 }
 
@@ -698,6 +899,13 @@ int shmem_req_wait(shmem_req_h *request)
     if (r->direct) {
         if (!direct_done(r))
             wait_done(r->seq, &r->op);
+        free(r);
+        *request = SHMEM_REQ_INVALID;
+        return 0;
+    }
+    if (r->issued) {
+        wait_arrivals(r->op.team, arrived_word(r->seq), r->want, r->op.call);
+        weft_transport_quiet(&weft_ctx_default);
         free(r);
         *request = SHMEM_REQ_INVALID;
         return 0;

@@ -74,7 +74,12 @@ enum {
     WEFT_TF_NB_DONE = WEFT_TF_NB_ENTERED + WEFT_NB_RING, /* [s]: uses of ring entry s
                                                   * completed here (by the last to enter) */
     WEFT_TF_NB_LEN = WEFT_TF_NB_DONE + WEFT_NB_RING, /* [s]: this PE's collect length */
-    WEFT_TF_COUNT = WEFT_TF_NB_LEN + WEFT_NB_RING
+    /* The issuing path's arrivals (api/coll_nb.c): [2s + parity] counts
+     * the transfers of ring entry s's uses of that parity that reached
+     * this PE; the carrier word takes the data-less ones' writes. */
+    WEFT_TF_NB_ARRIVED = WEFT_TF_NB_LEN + WEFT_NB_RING,
+    WEFT_TF_NB_CARRIER = WEFT_TF_NB_ARRIVED + 2 * WEFT_NB_RING,
+    WEFT_TF_COUNT
 };
 
 struct weft_federation; /* api/federation.c: the split this team came from */
@@ -100,6 +105,10 @@ struct weft_team {
      * yes, -1 no). */
     uint64_t nb_direct_seq;
     int nb_direct;
+    /* Those the issuing path started (no engine): how many, and the
+     * arrivals each ring entry's counters reach, per parity of use. */
+    uint64_t nb_issue_seq;
+    uint64_t nb_issue_expect[2 * WEFT_NB_RING];
     struct weft_federation *fed;    /* set by the federation splits (a reference) */
     struct weft_hier *hier;         /* made by the first collective that asks */
     int hier_checked;               /* hier was decided (NULL: flat algorithms) */

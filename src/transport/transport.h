@@ -718,6 +718,13 @@ static inline int weft_transport_threads_safe(void)
 {
     return weft_onnode.all_direct || weft_ofi_thread_safe();
 }
+/* Transfers to and from this PE advance while its application computes
+ * without calling weft: every peer direct, a progress thread, or a
+ * provider with automatic progress. */
+static inline int weft_transport_progresses_alone(void)
+{
+    return weft_onnode.all_direct || weft_ofi_progresses_alone();
+}
 /* Every PE is reached directly: libfabric was not opened. */
 static inline int weft_transport_libfabric_unused(void) { return weft_ofi_unused(); }
 /* The peers need the names of this PE's files in /dev/shm no more. */

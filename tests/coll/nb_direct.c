@@ -13,7 +13,6 @@
  *   - no thread started by any of it on the direct path */
 #include "weft_test.h"
 
-#include <dirent.h>
 #include <shmemx.h>
 #include <stdlib.h>
 
@@ -23,18 +22,6 @@
 static long *src, *dst;   /* symmetric, MANY * npes * BLOCK longs each */
 static long *arrived;     /* symmetric: early PEs' starts, counted at the late one */
 static int direct;        /* this job's collectives take the direct path */
-
-static int thread_count(void)
-{
-    int n = 0;
-    DIR *d = opendir("/proc/self/task");
-    if (!d)
-        return -1;
-    for (struct dirent *e; (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    closedir(d);
-    return n;
-}
 
 static void fill(long *p, size_t count, long base)
 {
@@ -178,12 +165,12 @@ int main(void)
     direct = !(path && !strcmp(path, "engine"));
     for (int p = 0; p < n; p++)
         direct &= shmem_ptr(src, p) != NULL;
-    int threads = thread_count();
+    int threads = wt_thread_count();
     late_arrival();
     many_outstanding(SHMEM_TEAM_WORLD, "world");
     team_again();
     if (direct)
-        WT_EQ_NUM(thread_count(), threads, "threads after the direct path's collectives");
+        WT_EQ_NUM(wt_thread_count(), threads, "threads after the direct path's collectives");
     shmem_free(arrived);
     shmem_free(dst);
     shmem_free(src);

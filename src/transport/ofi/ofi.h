@@ -145,6 +145,10 @@ int weft_ofi_unused(void);
 int weft_ofi_shm_names_done(void);
 /* 1 if SHMEM_THREAD_MULTIPLE can be provided (FI_THREAD_SAFE domain). */
 int weft_ofi_thread_multiple(void);
+/* 1 when what reaches this PE and what it sent move without an application
+ * thread calling in: the progress thread runs, or the provider progresses
+ * on its own. */
+int weft_ofi_progresses_alone(void);
 /* Progress of a context's own endpoint (the default's is weft_ofi_progress):
  * its operations move while its thread waits for something else. */
 void weft_ofi_tx_progress(struct weft_ofi_tx *tx);

@@ -733,6 +733,7 @@ void weft_ofi_fini(void)
 struct weft_ofi_tx *weft_ofi_default_tx(void) { return &weft_ofi_tx0; }
 
 int weft_ofi_thread_multiple(void) { return weft_ofi.thread_multiple; }
+int weft_ofi_progresses_alone(void) { return weft_ofi.progress.thread_on || !weft_ofi.fab.manual; }
 
 int weft_ofi_thread_safe(void) { return weft_ofi.unused || weft_ofi.fab.thread_safe; }
 
