@@ -280,6 +280,11 @@ static inline void weft_sym_resolve_or_die(const char *call, const char *arg, co
 /* Polling helper: every wait loop in the library calls this each spin so
  * progress happens and oversubscribed PEs yield the CPU after a short spin. */
 void weft_poll_yield(unsigned *spins);
+/* The slow phase of a wait (weft_poll_yield calls it once a wait has spun
+ * past its budget; a wait that sleeps in the provider, between sleeps):
+ * notices a peer that finalized under a collective we wait in, and hangs
+ * (WEFT_HANG_TIMEOUT). spins grows through one wait. */
+void weft_wait_slow(unsigned spins);
 /* The calling thread's waits (weft_poll_yield) spin briefly, then nap
  * (weft_poll_nap), and never yield: for a thread that
  * runs beside the application's (the engine of the non-blocking

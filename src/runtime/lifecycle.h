@@ -88,10 +88,6 @@ int weft_host_oversubscribed(void);
 /* The number of the job's PEs on this host, this one included (weft_node_init). */
 int weft_host_pe_count(void);
 
-/* The slow phase of a wait (sync.c calls it once a wait has spun past its
- * budget): notices a peer that finalized under a collective we wait in,
- * and hangs (WEFT_HANG_TIMEOUT). */
-void weft_wait_slow(unsigned spins);
 /* on = 1 after init's own barrier: from then on the world barrier goes
  * through one leader per node where the job spans several nodes (sync.c);
  * on = 0 at finalize, back to the flat one. */

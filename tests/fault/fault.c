@@ -60,6 +60,10 @@
  *                      /dev/shm (a thread watches for it; exits 94 if
  *                      shmem_init returned first), to be killed there from
  *                      outside; the others wait
+ *   quiet-loop         every PE puts to the next one and quiets, over and
+ *                      over, for 3 s, then waits forever: a PE stopped
+ *                      meanwhile leaves its left neighbour blocked in the
+ *                      quiet, waiting for its acknowledgement
  *   ctx-wait           every PE creates a context, puts through it to the
  *                      next PE, then waits forever
  *   malloc-size        PE R calls shmem_malloc(2 MiB), the others (1 MiB)
@@ -77,6 +81,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int flag;
@@ -322,6 +327,15 @@ int main(int argc, char **argv)
             shmem_global_exit(code);
         block_in_wait();
     } else if (strcmp(mode, "wait") == 0 || strcmp(mode, "init-stop") == 0) {
+        block_in_wait();
+    } else if (strcmp(mode, "quiet-loop") == 0) {
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do {
+            shmem_int_p(&ring[0], me, (me + 1) % n);
+            shmem_quiet();
+            clock_gettime(CLOCK_MONOTONIC, &t);
+        } while (t.tv_sec - t0.tv_sec < 3);
         block_in_wait();
     } else if (strcmp(mode, "ctx-wait") == 0) {
         shmem_ctx_t ctx;

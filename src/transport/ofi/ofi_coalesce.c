@@ -208,11 +208,11 @@ void weft_ofi_tx_enter_slow(struct weft_ofi_tx *tx)
         tx->coal_ndirty = 0;
         restart_locked(tx);
         coal_unlock(tx);
-        unsigned spins = 0;
-        while (__atomic_load_n(&tx->am_done, __ATOMIC_ACQUIRE) !=
-               __atomic_load_n(&tx->am_issued, __ATOMIC_RELAXED))
-            weft_poll_yield(&spins);
+        /* Cleared before the wait: what the wait's slow phase sends through
+         * tx (the hang report's notices) must not wait in here again for
+         * acknowledgements a stopped peer never gives. */
         tx->enter_slow &= ~WEFT_TX_COALESCED;
+        weft_ofi_wait_replies(tx);
     }
 }
 

@@ -82,6 +82,10 @@ static void describe_provider(FILE *out, const struct fi_info *fi)
             : weft_ofi.thread_multiple ? "poll memory (SHMEM_THREAD_MULTIPLE)"
                                        : "poll memory (only sockets counts remote writes, applies "
                                          "them alone and wakes a sleeper)");
+    fprintf(out, "  waits for replies %s\n",
+            weft_ofi.progress.replies_sleep
+                ? "sleep in fi_cntr_wait on a counter of arriving messages (WEFT_REPLY_WAIT)"
+                : "poll (WEFT_REPLY_WAIT; the sleep is used on tcp;ofi_rxm only)");
     fprintf(out, "  threading         %s; SHMEM_THREAD_MULTIPLE %s\n",
             weft_ofi.fab.thread_safe ? "FI_THREAD_SAFE" : "FI_THREAD_DOMAIN",
             weft_ofi.thread_multiple

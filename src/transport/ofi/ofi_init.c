@@ -290,6 +290,34 @@ static void open_update_cntr(int rma_events)
                                         : "sleep on a counter of what arrives");
 }
 
+/* The counter the default context's waits for replies sleep on
+ * (weft_ofi_reply_pause): on tcp;ofi_rxm, whose util counter's wait
+ * drives the endpoint's progress and ends when a message arrives, so the
+ * wait for an acknowledgement runs in the provider instead of weft's
+ * polling loop. Not under SHMEM_THREAD_MULTIPLE (kept to the case
+ * measured), nor without FI_THREAD_SAFE (the progress thread drains the
+ * CQ while the application sleeps). */
+static void open_arrivals_cntr(void)
+{
+    static const char *const modes[] = {"auto", "poll"};
+    if (weft_tun_choice(WEFT_TUN_REPLY_WAIT, modes, 2) != 0 || weft_ofi.thread_multiple ||
+        !weft_ofi.fab.thread_safe || strcmp(weft_ofi_provider_name(), "tcp;ofi_rxm") != 0)
+        return;
+    struct fi_cntr_attr ca;
+    memset(&ca, 0, sizeof ca);
+    ca.events = FI_CNTR_EVENTS_COMP;
+    ca.wait_obj = FI_WAIT_UNSPEC;
+    int rc = fi_cntr_open(weft_ofi.fab.domain, &ca, &weft_ofi.progress.arrivals, NULL);
+    if (rc) {
+        weft_ofi.progress.arrivals = NULL;
+        weft_debug("ofi: no waitable counter of arrivals (%s): waits for replies poll",
+                   fi_strerror(-rc));
+        return;
+    }
+    weft_ofi.progress.replies_sleep = 1;
+    weft_debug("ofi: waits for replies sleep in fi_cntr_wait on a counter of arrivals");
+}
+
 /* The CQ every endpoint of this PE reports to, with a wait descriptor
  * where idle waits nap on it. */
 static int open_cq(int thread_on)
@@ -328,6 +356,7 @@ static int open_cq(int thread_on)
      * CQ's descriptor instead (naps_on_cq_fd above). */
     /* Gets read by CMA (ofi_cma.c) look at the same count. */
     open_update_cntr(rma_events);
+    open_arrivals_cntr();
     if ((naps || weft_ofi_cma_wanted()) && rma_events) {
         if (weft_ofi.progress.update_cntr)
             weft_ofi.progress.served_cntr = weft_ofi.progress.update_cntr;
@@ -689,6 +718,11 @@ void weft_ofi_fini(void)
         weft_ofi.progress.served_cntr = NULL;
         if (c != weft_ofi.progress.update_cntr)
             fi_close(&c->fid);
+    }
+    if (weft_ofi.progress.arrivals) {
+        weft_ofi.progress.replies_sleep = 0;
+        fi_close(&weft_ofi.progress.arrivals->fid);
+        weft_ofi.progress.arrivals = NULL;
     }
     if (weft_ofi.progress.update_cntr) {
         weft_ofi_update_fini();

@@ -320,6 +320,11 @@ struct weft_ofi_state {
          * open it is served_cntr too (an endpoint counts remote writes
          * into one counter). */
         struct fid_cntr *update_cntr;
+        /* Messages arriving at tx0, with a wait object: the default
+         * context's waits for replies sleep on it (ofi_wait.c,
+         * weft_ofi_reply_pause), or NULL: they poll. */
+        struct fid_cntr *arrivals;
+        int replies_sleep; /* arrivals is open and its waits work */
         int cq_wait_fd; /* the CQ was opened with FI_WAIT_FD */
         int wait_fd;    /* its descriptor, or -1: the thread naps */
         int thread_on;  /* a progress thread is running */
@@ -531,6 +536,19 @@ static inline void weft_ofi_coal_poll(void)
         weft_ofi_coal_flush_try(0);
 }
 
+/* The pause of a wait for tx's replies (software atomics, acknowledged
+ * put batches: am_done): for tx0 where weft_ofi.progress.arrivals is open,
+ * a sleep in the provider until a message arrives, then progress;
+ * elsewhere weft_poll_yield. */
+void weft_ofi_reply_pause(struct weft_ofi_tx *tx, unsigned *spins);
+static inline void weft_ofi_wait_replies(struct weft_ofi_tx *tx)
+{
+    unsigned spins = 0;
+    while (__atomic_load_n(&tx->am_done, __ATOMIC_ACQUIRE) !=
+           __atomic_load_n(&tx->am_issued, __ATOMIC_RELAXED))
+        weft_ofi_reply_pause(tx, &spins);
+}
+
 /* weft_ofi_quiet for a caller that already holds tx (weft_ofi_tx_enter). */
 void weft_ofi_quiet_held(struct weft_ofi_tx *tx);
 
@@ -574,6 +592,9 @@ extern __thread int weft_ofi_waiting_own_cq;
 /* weft_ofi_progress with a drain of the CQ that begins after the call
  * (waiting, if need be, for another thread's to end). */
 void weft_ofi_progress_full(void);
+/* weft_ofi_progress, saying whether this thread drained the CQ (0: another
+ * thread was draining it, and may not have handled all it read yet). */
+int weft_ofi_progress_try(void);
 
 /* Large gets and puts over shm copied by the origin itself (ofi_cma.c).
  * min: gets of at least this many bytes are read by process_vm_readv;

@@ -57,12 +57,14 @@ static void drain_locked(void)
     __atomic_store_n(&weft_ofi.progress.lock, 0, __ATOMIC_RELEASE);
 }
 
-static void drain(void)
+/* 1: drained; 0: another thread is draining. */
+static int drain(void)
 {
     /* One thread drains the CQ at a time; the others have nothing to add. */
     if (__atomic_exchange_n(&weft_ofi.progress.lock, 1, __ATOMIC_ACQUIRE))
-        return;
+        return 0;
     drain_locked();
+    return 1;
 }
 
 /* A drain that begins after the call: one another thread is in may have
@@ -78,13 +80,15 @@ void weft_ofi_progress_full(void)
     drain_locked();
 }
 
-void weft_ofi_progress(void)
+void weft_ofi_progress(void) { (void)weft_ofi_progress_try(); }
+
+int weft_ofi_progress_try(void)
 {
     if (WEFT_UNLIKELY(!weft_ofi.fab.cq))
-        return;
+        return 1;
     weft_ofi_note_app_activity();
     weft_ofi_coal_poll(); /* a peer may be waiting for our coalesced puts */
-    drain();
+    int drained = drain();
     /* What a wait waits for may sit on one of this thread's contexts (a
      * signal it sent itself through one): libfabric 2.x's tcp;ofi_rxm
      * moves it only when that endpoint is progressed (api.signal_ops at
@@ -95,6 +99,7 @@ void weft_ofi_progress(void)
     if (WEFT_UNLIKELY(__atomic_load_n(&weft_ofi.ctx.list, __ATOMIC_RELAXED) != NULL) &&
         !(++ctx_tick & 15))
         weft_ofi_ctx_poke();
+    return drained;
 }
 
 void weft_ofi_progress_settled(void)

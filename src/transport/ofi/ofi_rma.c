@@ -645,10 +645,7 @@ static void flush_dirty(struct weft_ofi_tx *tx)
 /* Software atomics and acknowledged put batches still out on tx. */
 static __attribute__((noinline)) void wait_replies(struct weft_ofi_tx *tx)
 {
-    unsigned spins = 0;
-    while (__atomic_load_n(&tx->am_done, __ATOMIC_ACQUIRE) !=
-           __atomic_load_n(&tx->am_issued, __ATOMIC_RELAXED))
-        weft_poll_yield(&spins);
+    weft_ofi_wait_replies(tx);
 }
 
 /* The quiet, tx held. The counter waits are inline: after injected puts

@@ -142,6 +142,9 @@ static int bind_tx(struct fid_ep *ep, void *arg, const char **what)
     if (tx == &weft_ofi_tx0 && updates && updates != served &&
         (rc = fi_ep_bind(ep, &updates->fid, FI_REMOTE_WRITE | FI_RECV)))
         return *what = "fi_ep_bind(update counter)", rc;
+    struct fid_cntr *arrivals = weft_ofi.progress.arrivals;
+    if (tx == &weft_ofi_tx0 && arrivals && (rc = fi_ep_bind(ep, &arrivals->fid, FI_RECV)))
+        return *what = "fi_ep_bind(arrivals counter)", rc;
     if (tx == &weft_ofi_tx0)
         weft_ofi_msg_ep_prepare(ep);
     return 0;

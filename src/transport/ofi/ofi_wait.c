@@ -157,6 +157,44 @@ void weft_ofi_update_block(void)
     }
 }
 
+/* The pause of a wait for replies (ofi_internal.h). The first one takes
+ * the count of arrivals and handles what came; each later one sleeps in
+ * fi_cntr_wait until the count passes it (tcp;ofi_rxm's counter drives
+ * the endpoint's progress inside the wait, which also serves peers' reads
+ * and writes), then does the same. A reply counted before the count was
+ * taken is handled by the progress right after (or by the thread whose
+ * drain was under way), so none is slept past.
+ * Between sleeps of REPLY_SLICE_MS at most, and every 64 wakes, the
+ * runtime's slow phase runs (hang report, finalized peers). */
+#define REPLY_SLICE_MS 50
+static __thread uint64_t arrivals_seen;
+
+void weft_ofi_reply_pause(struct weft_ofi_tx *tx, unsigned *spins)
+{
+    struct fid_cntr *c = weft_ofi.progress.arrivals;
+    if (!weft_ofi.progress.replies_sleep || tx != &weft_ofi_tx0) {
+        weft_poll_yield(spins);
+        return;
+    }
+    unsigned s = ++*spins;
+    if (s > 1) {
+        int rc = fi_cntr_wait(c, arrivals_seen + 1, REPLY_SLICE_MS);
+        if (WEFT_UNLIKELY(rc || !(s & 63)))
+            weft_wait_slow(s);
+        if (WEFT_UNLIKELY(rc && rc != -FI_ETIMEDOUT && rc != -FI_EAGAIN)) {
+            /* An error counted ends every later wait at once: poll. */
+            weft_debug("ofi: fi_cntr_wait (arrivals): %s; waits for replies poll from now on",
+                       fi_strerror(-rc));
+            weft_ofi.progress.replies_sleep = 0;
+        }
+    }
+    uint64_t seen = fi_cntr_read(c);
+    /* Another thread draining may hold a reply counted before seen: the
+     * next pause then looks again without sleeping (a spin on its drain
+     * lock costs more, under valgrind most of all). */
+    arrivals_seen = weft_ofi_progress_try() ? seen : seen - 1;
+}
+
 /* A context's endpoint reports its failed operations on its own CQ; the
  * default's land in the shared CQ, which progress drains. */
 int weft_ofi_read_cq_error(struct fid_cq *cq, struct fi_cq_err_entry *err)
