@@ -46,7 +46,9 @@ struct buf_head {
     struct fi_context2 ctx; /* harmless when the provider does not need it */
     int kind;
     /* A send whose payload the caller owns until the provider is done
-     * with it: set by the drain, read by the waiting sender. */
+     * with it: set by the drain, read by the waiting sender; -1 for a
+     * buffer the drain frees. Atomic: the drain may run on the progress
+     * thread while the sender writes it. */
     int done;
 };
 
@@ -548,7 +550,7 @@ static ssize_t try_send(int pe, const void *msg, size_t len)
     if (!b)
         return -FI_EAGAIN;
     memcpy(b->data, msg, len);
-    b->h.done = -1;
+    __atomic_store_n(&b->h.done, -1, __ATOMIC_RELEASE);
     struct iovec iov = {b->data, len};
     return post_send(pe, b, &iov, 1);
 }
@@ -653,7 +655,7 @@ static void batch_post(struct send_buf *b)
     __atomic_sub_fetch(&layer.n_open, 1, __ATOMIC_RELAXED);
     ((struct weft_ofi_msg_hdr *)(void *)b->data)->len =
         (uint32_t)(b->used - sizeof(struct weft_ofi_msg_hdr));
-    b->h.done = -1;
+    __atomic_store_n(&b->h.done, -1, __ATOMIC_RELEASE);
     struct iovec iov = {b->data, b->used};
     ssize_t rc = __atomic_load_n(&layer.npend, __ATOMIC_RELAXED)
                      ? -FI_EAGAIN
@@ -867,7 +869,7 @@ static ssize_t send_copy(int pe, uint64_t id, const uint64_t *args, int nargs,
     struct send_buf *b = get_send_buf();
     if (!b)
         return -FI_EAGAIN;
-    b->h.done = -1;
+    __atomic_store_n(&b->h.done, -1, __ATOMIC_RELEASE);
     struct iovec iov = {b->data, format_msg(b->data, id, args, nargs, payload, len)};
     return post_send(pe, b, &iov, 1);
 }
@@ -1177,7 +1179,7 @@ void weft_ofi_msg_poll(void)
                     weft_fatal("weft_ofi_progress", "cannot repost a receive buffer");
             } else if (h->kind == BUF_SEND) {
                 __atomic_sub_fetch(&layer.sends_out, 1, __ATOMIC_RELAXED);
-                if (h->done < 0)
+                if (__atomic_load_n(&h->done, __ATOMIC_ACQUIRE) < 0)
                     put_send_buf((struct send_buf *)h);
                 else /* its sender waits for this, then frees it */
                     __atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
