@@ -81,6 +81,9 @@ void weft_coll_end(struct weft_coll *c);
  * it); wait until counter idx has had count more signals. */
 void weft_coll_signal(struct weft_coll *c, int idx, int pe, int fence, int64_t v);
 void weft_coll_wait(struct weft_coll *c, int idx, uint64_t count);
+/* The same where only node peers add to the counter, through the mapping
+ * (weft_poll_yield_onnode). */
+void weft_coll_wait_onnode(struct weft_coll *c, int idx, uint64_t count);
 
 /* Hierarchical algorithms (coll_hier.c), for team sessions over several
  * nodes: weft_coll_hier_of says whether to use them (NULL: flat). */

@@ -227,7 +227,7 @@ static void record_coll_wait(const struct weft_coll *c, int m, uint64_t want)
     weft_wait.kind = WEFT_WAIT_COLL;
 }
 
-void weft_coll_wait(struct weft_coll *c, int idx, uint64_t count)
+static inline void coll_wait(struct weft_coll *c, int idx, uint64_t count, int onnode)
 {
     int m = cidx(c, idx);
     uint64_t want = (c->expect[m] += count);
@@ -236,13 +236,26 @@ void weft_coll_wait(struct weft_coll *c, int idx, uint64_t count)
         return;
     record_coll_wait(c, m, want);
     unsigned spins = 0;
-    while (__atomic_load_n(&c->flags[m], __ATOMIC_ACQUIRE) < want) {
+    uint64_t v;
+    while ((v = __atomic_load_n(&c->flags[m], __ATOMIC_ACQUIRE)) < want) {
         if (c->engine)
             weft_coll_engine_pause(c->ctx, &spins);
+        else if (onnode)
+            weft_poll_onnode_sleep(&c->flags[m], 0, v, &spins);
         else
             weft_poll_yield(&spins);
     }
     weft_wait.kind = WEFT_WAIT_NONE;
+}
+
+void weft_coll_wait(struct weft_coll *c, int idx, uint64_t count)
+{
+    coll_wait(c, idx, count, 0);
+}
+
+void weft_coll_wait_onnode(struct weft_coll *c, int idx, uint64_t count)
+{
+    coll_wait(c, idx, count, 1);
 }
 
 /* pSync mode only: wait for a value-carrying signal (value + 1 added). */

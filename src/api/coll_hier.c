@@ -35,6 +35,7 @@ struct weft_hier {
     int nlocal;            /* members on my node, me included */
     int *local;            /* their team indices, ascending; local[0] leads */
     int is_leader;
+    int local_mapped;      /* my node's members map each other's counters */
     int *lead_of;          /* [n]: leaders-team index of team PE i's node */
     int *lead_tpe;         /* [n]: team index of team PE i's node leader */
     struct weft_team leaders; /* one PE per node (the flat algorithms run on it) */
@@ -94,6 +95,10 @@ struct weft_hier *weft_coll_hier_make(struct weft_coll *c)
             h->local[h->nlocal++] = i;
     }
     h->is_leader = h->local[0] == t->my_pe;
+    h->local_mapped = 1;
+    for (int j = 0; j < h->nlocal; j++)
+        if (!weft_transport_ptr(c->fseg, c->foff, weft_team_world_pe(t, h->local[j])))
+            h->local_mapped = 0;
     h->last_bcast_root = -1;
     struct weft_team *L = &h->leaders;
     L->size = nnodes;
@@ -138,17 +143,38 @@ int weft_coll_hier_wins(struct weft_coll *c, struct weft_hier *h, enum weft_hier
     return weft_hier_wins(kind, c->n, h->leaders.size, bytes);
 }
 
+/* After adding to counter idx of team PE tpe of my node: wake it if it
+ * sleeps on it (weft_poll_onnode_sleep; the hierarchy's sessions are a
+ * team's, whose counters are not remapped). */
+static void wake_local(struct weft_coll *c, struct weft_hier *h, int idx, int tpe)
+{
+    if (!h->local_mapped)
+        return;
+    int w = weft_team_world_pe(c->team, tpe);
+    const uint64_t *p = weft_transport_ptr(c->fseg, c->foff + (uint64_t)idx * sizeof(uint64_t), w);
+    if (p)
+        weft_onnode_wake(p, 0, w);
+}
+
 /* A member: report to the leader, wait until it is done with us. */
 static void member_round(struct weft_coll *c, struct weft_hier *h, int fence)
 {
     weft_coll_signal(c, WEFT_TF_H_UP, h->local[0], fence, 1);
-    weft_coll_wait(c, WEFT_TF_H_DOWN, 1);
+    wake_local(c, h, WEFT_TF_H_UP, h->local[0]);
+    if (h->local_mapped)
+        weft_coll_wait_onnode(c, WEFT_TF_H_DOWN, 1);
+    else
+        weft_coll_wait(c, WEFT_TF_H_DOWN, 1);
 }
 
 /* The leader: wait for `count` more UP signals of this call. */
-static void leader_gather(struct weft_coll *c, int count)
+static void leader_gather(struct weft_coll *c, struct weft_hier *h, int count)
 {
-    if (count)
+    if (!count)
+        return;
+    if (h->local_mapped)
+        weft_coll_wait_onnode(c, WEFT_TF_H_UP, (uint64_t)count);
+    else
         weft_coll_wait(c, WEFT_TF_H_UP, (uint64_t)count);
 }
 
@@ -156,8 +182,10 @@ static void release_members(struct weft_coll *c, struct weft_hier *h, int fence)
 {
     if (fence && h->nlocal > 1)
         weft_transport_fence(c->ctx);
-    for (int j = 1; j < h->nlocal; j++)
+    for (int j = 1; j < h->nlocal; j++) {
         weft_coll_signal(c, WEFT_TF_H_DOWN, h->local[j], 0, 1);
+        wake_local(c, h, WEFT_TF_H_DOWN, h->local[j]);
+    }
 }
 
 /* While the leaders are few (WEFT_HIER_ALL_TO_ALL_MAX) the leaders' barrier
@@ -191,7 +219,7 @@ void weft_coll_hier_barrier(struct weft_coll *c, struct weft_hier *h)
         member_round(c, h, 0);
         return;
     }
-    leader_gather(c, h->nlocal - 1);
+    leader_gather(c, h, h->nlocal - 1);
     struct weft_coll lc;
     leaders_session(&lc, c, h);
     leaders_barrier(&lc);
@@ -297,14 +325,14 @@ void weft_coll_hier_bcast(struct weft_coll *c, struct weft_hier *h, void *dest,
     }
     int root_is_member = h->lead_tpe[root] == c->me && root != c->me;
     if (root_is_member) {
-        leader_gather(c, h->nlocal - 1);
+        leader_gather(c, h, h->nlocal - 1);
         copy_from(c->ctx, dest, seg, off, len, weft_team_world_pe(c->team, root));
     }
     struct weft_coll lc;
     leaders_session(&lc, c, h);
     leaders_bcast(h, &lc, dest, len, seg, off, h->lead_of[root]);
     if (!root_is_member)
-        leader_gather(c, h->nlocal - 1);
+        leader_gather(c, h, h->nlocal - 1);
     push_to_members(c, h, dest, seg, off, len, root_is_member ? root : -1);
 }
 
@@ -343,7 +371,7 @@ void weft_coll_hier_allreduce(struct weft_coll *c, struct weft_hier *h, void *de
         member_round(c, h, 1);
         return;
     }
-    leader_gather(c, h->nlocal - 1);
+    leader_gather(c, h, h->nlocal - 1);
     /* My node's partial, in local order: read each member's dest in place
      * when it is mapped, else in chunks. */
     for (int j = 1; j < h->nlocal; j++) {
@@ -402,7 +430,7 @@ void weft_coll_hier_fcollect(struct weft_coll *c, struct weft_hier *h, void *des
         member_round(c, h, 1);
         return;
     }
-    leader_gather(c, h->nlocal - 1);
+    leader_gather(c, h, h->nlocal - 1);
     for (int j = 1; j < h->nlocal; j++) {
         size_t at = (size_t)h->local[j] * len;
         weft_transport_get(c->ctx, d + at, seg, off + at, len,

@@ -177,6 +177,10 @@ struct weft_internal_sym {
         uint64_t result;   /* heap offset; UINT64_MAX: NULL */
     } agree;
     uint64_t agree_reported; /* set by the PE that reported a disagreement */
+    /* Non-zero while this PE sleeps on a futex in a wait for a node peer
+     * (runtime/sync.c, weft_poll_onnode_sleep): the peer that writes what
+     * it waits for then wakes it. */
+    uint64_t onnode_sleeping;
 };
 
 /* What the calling thread is blocked in (runtime/hang.c): set by a wait
@@ -285,6 +289,24 @@ void weft_poll_yield(unsigned *spins);
  * notices a peer that finalized under a collective we wait in, and hangs
  * (WEFT_HANG_TIMEOUT). spins grows through one wait. */
 void weft_wait_slow(unsigned spins);
+/* weft_poll_yield for a wait on memory that only node peers write,
+ * through the mapping: libfabric is progressed only every 32nd pause (it
+ * still serves peers' requests), so an oversubscribed host's waiting
+ * members do not spend the cores their leaders need on system calls
+ * (runtime/sync.c). */
+void weft_poll_yield_onnode(unsigned *spins);
+/* weft_poll_yield_onnode, where this host's PEs outnumber its CPUs (and
+ * WEFT_IDLE_NAP is not 0), sleeping on a futex instead of yielding once the spin is over:
+ * word is a 64-bit word of the symmetric heap that node peers write
+ * through the mapping, every write changing its high half (high) or its
+ * low half, and seen its value at the caller's last look. Whoever writes
+ * it calls weft_onnode_wake afterwards. A sleeping PE leaves the cores to
+ * the PEs that have work; a yielding one gets its turn as often as they. */
+void weft_poll_onnode_sleep(const uint64_t *word, int high, uint64_t seen, unsigned *spins);
+/* After writing word (through the mapping, or this PE's own), for which
+ * node peer pe may be asleep in weft_poll_onnode_sleep: wake every PE
+ * asleep on it if pe is asleep (returns 1), else nothing but one load. */
+int weft_onnode_wake(const uint64_t *word, int high, int pe);
 /* The calling thread's waits (weft_poll_yield) spin briefly, then nap
  * (weft_poll_nap), and never yield: for a thread that
  * runs beside the application's (the engine of the non-blocking

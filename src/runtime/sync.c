@@ -4,7 +4,10 @@
  * nap when a long wait serves nobody; progress after each) and the world
  * barrier the runtime needs before teams exist, flat or through one leader
  * per node. */
+#include <limits.h>
+#include <linux/futex.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -306,6 +309,82 @@ void weft_poll_yield(unsigned *spins)
     weft_transport_progress();
 }
 
+/* Over tcp a progress call is a few system calls (epoll_wait on every
+ * socket): at 8 PEs on 2 cores on 2 simulated nodes, the world barrier
+ * through the leaders made 270 of them per PE per call, most by the 6
+ * members waiting for their leader's release, which comes through the
+ * mapping. A member need not progress for that; every 32nd pause still
+ * does, for the peers whose requests it serves. */
+#define ONNODE_PROGRESS_EVERY 32u
+
+void weft_poll_yield_onnode(unsigned *spins)
+{
+    poll_pause(spins);
+    if (!(*spins & (ONNODE_PROGRESS_EVERY - 1)))
+        weft_transport_progress();
+}
+
+/* Sleeping waits between node peers. A PE with nothing to do until a
+ * node peer writes a word (a member waiting for its leader's release, a
+ * leader for its members' arrivals) yields the CPU in weft_poll_yield,
+ * but stays runnable: on an oversubscribed host every yielding PE still
+ * gets its turn, so a hop costs a round of turns of every waiting PE (and
+ * under other load, their time slices), and the leaders, which have the
+ * work, run a fraction of the time. Asleep on a futex it is off the run
+ * queue until the writer wakes it, and on waking it is preferred over the
+ * PEs that kept running. The futex is the half of the word that changes
+ * at every write (high: the world barrier's words, whose epoch is in
+ * their top bits; else the low half, where counters count).
+ * ONNODE_SLEEP_NS bounds a sleep, so the slow phase (hang report,
+ * finalized peers) and progress for the peers this PE serves still run. */
+#define ONNODE_SLEEP_NS 1000000L
+
+static uint64_t *mapped_sym_word(const uint64_t *mine, int pe);
+
+static long futex_op(const uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
+}
+
+static const uint32_t *futex_half(const uint64_t *word, int high)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    high = !high;
+#endif
+    return (const uint32_t *)(const void *)word + high;
+}
+
+void weft_poll_onnode_sleep(const uint64_t *word, int high, uint64_t seen, unsigned *spins)
+{
+    if (idle_nap_max_ns <= 0 || *spins < SPIN_MIN) {
+        weft_poll_yield_onnode(spins);
+        return;
+    }
+    unsigned s = ++*spins;
+    if (!(s & 15))
+        weft_wait_slow(s);
+    uint64_t *asleep = &weft_rt.sym->onnode_sleeping;
+    __atomic_store_n(asleep, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(word, __ATOMIC_SEQ_CST) == seen) {
+        struct timespec ts = {0, ONNODE_SLEEP_NS};
+        futex_op(futex_half(word, high), FUTEX_WAIT, (uint32_t)(high ? seen >> 32 : seen), &ts);
+    }
+    __atomic_store_n(asleep, 0, __ATOMIC_RELAXED);
+    weft_transport_progress();
+}
+
+int weft_onnode_wake(const uint64_t *word, int high, int pe)
+{
+    if (idle_nap_max_ns <= 0)
+        return 0;
+    const uint64_t *asleep = mapped_sym_word(&weft_rt.sym->onnode_sleeping, pe);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the write before, then the look */
+    if (!asleep || !__atomic_load_n(asleep, __ATOMIC_SEQ_CST))
+        return 0;
+    futex_op(futex_half(word, high), FUTEX_WAKE, INT_MAX, NULL);
+    return 1;
+}
+
 /* The first pause of a wait only takes the count (the caller's first look
  * at memory came before it); each later one sleeps until the count passes
  * it, then takes it again. Taking it applies what arrived (messages,
@@ -359,6 +438,8 @@ static struct {
     int nlocal;           /* PEs of my node, me included */
     uint64_t **up;        /* leader: [nlocal] the members' barrier_up, mapped (0: mine) */
     uint64_t *down;       /* member: the leader's barrier_down, mapped */
+    int leader;           /* my node's leader */
+    int *members;         /* leader: [nlocal] my node's PEs (to wake them) */
     int nlead, my_lead;   /* leaders, and my index among them (-1: member) */
     int *leaders;         /* [nlead] their world PEs */
 } hb;
@@ -384,6 +465,7 @@ void weft_barrier_all_plan(int on)
 {
     free(hb.up);
     free(hb.leaders);
+    free(hb.members);
     memset(&hb, 0, sizeof hb);
     if (!on)
         return;
@@ -416,11 +498,15 @@ void weft_barrier_all_plan(int on)
         hb.leaders[hb.nlead++] = pe;
     }
     free(led);
+    hb.leader = first_local;
     if (hb.my_lead >= 0) {
         hb.up = hb_alloc((size_t)hb.nlocal, sizeof *hb.up);
+        hb.members = hb_alloc((size_t)hb.nlocal, sizeof *hb.members);
         for (int pe = 0, j = 0; pe < n; pe++)
-            if (node[pe] == node[me])
+            if (node[pe] == node[me]) {
+                hb.members[j] = pe;
                 hb.up[j++] = pe == me ? NULL : mapped_sym_word(&weft_rt.sym->barrier_up[0], pe);
+            }
     } else {
         hb.down = mapped_sym_word(&weft_rt.sym->barrier_down[0], first_local);
     }
@@ -431,13 +517,18 @@ void weft_barrier_all_plan(int on)
 static uint32_t word_hi(uint64_t w) { return (uint32_t)(w >> SIG_BITS) & SIG_MASK; }
 static uint32_t word_lo(uint64_t w) { return (uint32_t)w & SIG_MASK; }
 
-/* Wait until *w carries tag; fold its signature fields into hi and lo. */
-static void await_word(const uint64_t *w, uint64_t tag, uint32_t *hi, uint32_t *lo)
+/* Wait until *w carries tag; fold its signature fields into hi and lo.
+ * onnode: *w is written by a node peer through the mapping. */
+static void await_word(const uint64_t *w, uint64_t tag, uint32_t *hi, uint32_t *lo, int onnode)
 {
     unsigned spins = 0;
     uint64_t v;
-    while (((v = __atomic_load_n(w, __ATOMIC_ACQUIRE)) >> 48) != tag)
-        weft_poll_yield(&spins);
+    while (((v = __atomic_load_n(w, __ATOMIC_ACQUIRE)) >> 48) != tag) {
+        if (onnode)
+            weft_poll_onnode_sleep(w, 1, v, &spins);
+        else
+            weft_poll_yield(&spins);
+    }
     *hi = word_hi(v) > *hi ? word_hi(v) : *hi;
     *lo = word_lo(v) > *lo ? word_lo(v) : *lo;
 }
@@ -460,7 +551,7 @@ static void disseminate(const int *peers, int n, int me, uint64_t *flag, uint64_
                                   off0 + (uint64_t)me * sizeof(uint64_t), word,
                                   peers[(me + i) % n]);
         for (int i = 1; i < n; i++)
-            await_word(&flag[(me + i) % n], tag, hi, lo);
+            await_word(&flag[(me + i) % n], tag, hi, lo, 0);
         return;
     }
     int round = 0;
@@ -469,7 +560,7 @@ static void disseminate(const int *peers, int n, int me, uint64_t *flag, uint64_
         weft_transport_notify(&weft_ctx_default, WEFT_SEG_HEAP,
                               off0 + (uint64_t)round * sizeof(uint64_t),
                               tag << 48 | (uint64_t)*hi << SIG_BITS | *lo, peer);
-        await_word(&flag[round], tag, hi, lo);
+        await_word(&flag[round], tag, hi, lo, 0);
     }
 }
 
@@ -493,14 +584,19 @@ int weft_barrier_all_signed(uint32_t sig)
     } else if (hb.my_lead < 0) {
         __atomic_store_n(&sym->barrier_up[parity], tag << 48 | (uint64_t)hi << SIG_BITS | lo,
                          __ATOMIC_RELEASE);
-        await_word(hb.down + parity, tag, &hi, &lo);
+        weft_onnode_wake(&sym->barrier_up[parity], 1, hb.leader);
+        await_word(hb.down + parity, tag, &hi, &lo, 1);
     } else {
         for (int j = 0; j < hb.nlocal; j++)
             if (hb.up[j])
-                await_word(hb.up[j] + parity, tag, &hi, &lo);
+                await_word(hb.up[j] + parity, tag, &hi, &lo, 1);
         disseminate(hb.leaders, hb.nlead, hb.my_lead, flag, tag, &hi, &lo);
         __atomic_store_n(&sym->barrier_down[parity], tag << 48 | (uint64_t)hi << SIG_BITS | lo,
                          __ATOMIC_RELEASE);
+        /* The members all wait on this one word: one wake wakes them all. */
+        for (int j = 0; j < hb.nlocal; j++)
+            if (hb.up[j] && weft_onnode_wake(&sym->barrier_down[parity], 1, hb.members[j]))
+                break;
     }
     weft_wait.kind = WEFT_WAIT_NONE;
     /* No quiet here: each signal only matters to the PE waiting for it,
