@@ -9,7 +9,6 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "core/cpu_relax.h"
 #include "transport/ofi/ofi_internal.h"
 
 void weft_ofi_fail(const char *what, int pe, ssize_t rc)
@@ -220,15 +219,32 @@ static void pick_up_error_text(struct weft_ofi_tx *tx)
 
 /* Counters first: on the util-based providers (shm, tcp;ofi_rxm) reading a
  * counter progresses the endpoints bound to it, which is all a write or a
- * read of ours needs, so the full progress call (draining the CQ for
- * incoming messages, counting this thread as polling) runs only every
- * COUNTER_POLLS polls; it still runs, or a peer waiting on one of our
- * software-atomic replies while we wait for it would never see it. The
- * error counter is read only while the count falls short: an operation
- * that failed is never counted as done. A thread that naps rather than
- * yields (weft_poll_thread_naps) pauses at every poll: over tcp each
- * counter read is a poll(2) of the sockets. */
+ * read of ours needs, so each poll is one counter read and the loop is as
+ * tight as the provider's progress: no pause between reads (the read is a
+ * provider call, over shm a CPU pause of about 25 ns would lengthen each
+ * poll by half and the completion is seen that much later). Every
+ * COUNTER_POLLS polls the error counter is read (its read progresses the
+ * endpoints too, so on every poll it doubled each poll's cost; an
+ * operation that failed is never counted as done, so the loop reaches it)
+ * and the full progress call runs (draining the CQ for incoming messages,
+ * counting this thread as polling; a peer waiting on one of our
+ * software-atomic replies while we wait for it needs it). A thread that
+ * naps rather than yields (weft_poll_thread_naps) pauses at every poll:
+ * over tcp each counter read is a poll(2) of the sockets. */
 #define COUNTER_POLLS 8u
+static void check_cntr_errors(struct weft_ofi_tx *tx, int reads, const char *what)
+{
+    struct fid_cntr *c = reads ? tx->rcntr : tx->wcntr;
+    uint64_t *err_seen = reads ? &tx->r_err_seen : &tx->w_err_seen;
+    uint64_t err = fi_cntr_readerr(c);
+    if (WEFT_UNLIKELY(err != *err_seen)) {
+        pick_up_error_text(tx);
+        weft_fatal(what, "%" PRIu64 " %s operation(s) failed: %s", err - *err_seen,
+                   reads ? "get/fetching atomic" : "put/atomic",
+                   weft_ofi.last_err[0] ? weft_ofi.last_err : "(no detail from provider)");
+    }
+}
+
 /* The polls of tx's write (reads 0) or read counter once the first read
  * fell short; out of line, so that the usual quiet, whose first read finds
  * everything done, neither builds this frame nor reads the counter twice. */
@@ -236,21 +252,14 @@ void weft_ofi_wait_cntr_polling(struct weft_ofi_tx *tx, int reads, uint64_t issu
                                 const char *what)
 {
     struct fid_cntr *c = reads ? tx->rcntr : tx->wcntr;
-    uint64_t *err_seen = reads ? &tx->r_err_seen : &tx->w_err_seen;
-    unsigned spins = 0, polls = 0;
+    unsigned spins = 0, every = weft_poll_naps_here() ? 1 : COUNTER_POLLS, left = every;
     uint64_t done;
     do {
-        uint64_t err = fi_cntr_readerr(c);
-        if (WEFT_UNLIKELY(err != *err_seen)) {
-            pick_up_error_text(tx);
-            weft_fatal(what, "%" PRIu64 " %s operation(s) failed: %s", err - *err_seen,
-                       reads ? "get/fetching atomic" : "put/atomic",
-                       weft_ofi.last_err[0] ? weft_ofi.last_err : "(no detail from provider)");
-        }
-        if (++polls % COUNTER_POLLS == 0 || weft_poll_naps_here())
+        if (--left == 0) {
+            left = every;
+            check_cntr_errors(tx, reads, what);
             poll_yield_for(tx, &spins);
-        else
-            weft_cpu_relax();
+        }
         done = fi_cntr_read(c);
     } while (WEFT_UNLIKELY(done < issued));
     *(reads ? &tx->r_done_seen : &tx->w_done_seen) = done;
