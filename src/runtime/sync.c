@@ -98,7 +98,7 @@ static __thread struct {
     uint64_t served;   /* requests served, at that look */
     uint64_t since_ns; /* the wait started or last served a peer */
     uint64_t spin_start_ns; /* spin_timed: the clock at the wait's first poll */
-} idle;
+} idle __attribute__((tls_model("initial-exec")));
 
 int weft_idle_naps_possible(void)
 {
@@ -180,7 +180,9 @@ static void spin_init(void)
 #define THREAD_NAP_SPINS_SYSCALLS 4u
 #define THREAD_NAP_KNEE_NS 100000L
 #define THREAD_NAP_MAX_NS 2000000L
-static __thread int naps_not_yields;
+/* initial-exec (this and idle): read on every poll, where the default
+ * model would call __tls_get_addr each time. */
+static __thread int naps_not_yields __attribute__((tls_model("initial-exec")));
 
 void weft_poll_thread_naps(void) { naps_not_yields = 1; }
 int weft_poll_naps_here(void) { return naps_not_yields; }

@@ -588,7 +588,7 @@ void weft_ofi_wait_reads(struct weft_ofi_tx *tx, const char *what);
 int weft_ofi_reads_reached(struct weft_ofi_tx *tx, uint64_t count);
 /* Nonzero while this thread waits for a context endpoint's completions,
  * which the shared CQ's descriptor does not cover (weft_ofi_can_block). */
-extern __thread int weft_ofi_waiting_own_cq;
+extern __thread int weft_ofi_waiting_own_cq __attribute__((tls_model("initial-exec")));
 /* weft_ofi_progress with a drain of the CQ that begins after the call
  * (waiting, if need be, for another thread's to end). */
 void weft_ofi_progress_full(void);

@@ -149,7 +149,7 @@ static struct {
            .frag_lock = PTHREAD_MUTEX_INITIALIZER,
            .batch_lock = PTHREAD_MUTEX_INITIALIZER};
 
-static __thread int in_handler;
+static __thread int in_handler __attribute__((tls_model("initial-exec")));
 
 int weft_ofi_msg_in_handler(void) { return in_handler; }
 int weft_ofi_msg_sends_out(void) { return __atomic_load_n(&layer.sends_out, __ATOMIC_RELAXED); }

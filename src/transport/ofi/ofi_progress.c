@@ -95,7 +95,7 @@ int weft_ofi_progress_try(void)
      * 1 PE without the progress thread hung), so every 16th poll pokes
      * the contexts with work, as the progress thread does. Without
      * contexts: one load. */
-    static __thread unsigned ctx_tick;
+    static __thread unsigned ctx_tick __attribute__((tls_model("initial-exec")));
     if (WEFT_UNLIKELY(__atomic_load_n(&weft_ofi.ctx.list, __ATOMIC_RELAXED) != NULL) &&
         !(++ctx_tick & 15))
         weft_ofi_ctx_poke();
@@ -124,7 +124,7 @@ int weft_ofi_served(uint64_t *count)
     return 1;
 }
 
-__thread int weft_ofi_waiting_own_cq;
+__thread int weft_ofi_waiting_own_cq __attribute__((tls_model("initial-exec")));
 int weft_ofi_progress_syscalls;
 
 /* The CQ's descriptor covers tx0's connections only: a thread waiting for
