@@ -73,6 +73,21 @@ static void progress(void)
         cq_error();
 }
 
+/* Closing the endpoint and domain is what makes shm remove its region
+ * from /dev/shm. */
+static void close_all(struct fid_ep *ep, struct fid_mr *mr, struct fid_av *av,
+                      struct fid_domain *dom, struct fid_fabric *fab)
+{
+    fi_close(&ep->fid);
+    fi_close(&mr->fid);
+    fi_close(&wc->fid);
+    fi_close(&rc->fid);
+    fi_close(&cq->fid);
+    fi_close(&av->fid);
+    fi_close(&dom->fid);
+    fi_close(&fab->fid);
+}
+
 static void cntr_wait(struct fid_cntr *c, uint64_t target)
 {
     while (fi_cntr_read(c) < target)
@@ -160,6 +175,7 @@ int main(int argc, char **argv)
                 1e9 * t / (double)polls);
         char c = 0, d;
         probe_xchg(pipes[me][1], pipes[peer_rank][0], &c, &d, 1, progress);
+        close_all(ep, mr, av, dom, fab);
         return 0;
     }
 
@@ -244,6 +260,7 @@ int main(int argc, char **argv)
     CK(r);
     char c = 0, d;
     probe_xchg(pipes[me][1], pipes[peer_rank][0], &c, &d, 1, progress);
+    close_all(ep, mr, av, dom, fab);
     int st;
     wait(&st);
     return 0;
