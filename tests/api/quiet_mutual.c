@@ -6,7 +6,7 @@
  * waits for the target's acknowledgement), adds one to a counter there
  * (a software atomic under WEFT_AMO=software, whose quiet waits for the
  * target's reply) and quiets, with no barrier between: the neighbour is
- * quieting too, and over tcp;ofi_rxm (WEFT_REPLY_WAIT=auto) sleeps in
+ * quieting too, and over tcp;ofi_rxm (WEFT_REPLY_WAIT=sleep) sleeps in
  * fi_cntr_wait, where it must still serve the request. Then it raises a
  * flag there with an atomic set; the neighbour, seeing it, must see the
  * round's value and count. Every 16th round the left neighbour computes

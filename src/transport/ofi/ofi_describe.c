@@ -85,7 +85,7 @@ static void describe_provider(FILE *out, const struct fi_info *fi)
     fprintf(out, "  waits for replies %s\n",
             weft_ofi.progress.replies_sleep
                 ? "sleep in fi_cntr_wait on a counter of arriving messages (WEFT_REPLY_WAIT)"
-                : "poll (WEFT_REPLY_WAIT; the sleep is used on tcp;ofi_rxm only)");
+                : "poll (WEFT_REPLY_WAIT=sleep sleeps instead, on tcp;ofi_rxm only)");
     fprintf(out, "  threading         %s; SHMEM_THREAD_MULTIPLE %s\n",
             weft_ofi.fab.thread_safe ? "FI_THREAD_SAFE" : "FI_THREAD_DOMAIN",
             weft_ofi.thread_multiple

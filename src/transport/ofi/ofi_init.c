@@ -290,8 +290,8 @@ static void open_update_cntr(int rma_events)
                                         : "sleep on a counter of what arrives");
 }
 
-/* The counter the default context's waits for replies sleep on
- * (weft_ofi_reply_pause): on tcp;ofi_rxm, whose util counter's wait
+/* The counter the default context's waits for replies sleep on under
+ * WEFT_REPLY_WAIT=sleep (weft_ofi_reply_pause): on tcp;ofi_rxm, whose util counter's wait
  * drives the endpoint's progress and ends when a message arrives, so the
  * wait for an acknowledgement runs in the provider instead of weft's
  * polling loop. Not under SHMEM_THREAD_MULTIPLE (kept to the case
@@ -299,8 +299,8 @@ static void open_update_cntr(int rma_events)
  * CQ while the application sleeps). */
 static void open_arrivals_cntr(void)
 {
-    static const char *const modes[] = {"auto", "poll"};
-    if (weft_tun_choice(WEFT_TUN_REPLY_WAIT, modes, 2) != 0 || weft_ofi.thread_multiple ||
+    static const char *const modes[] = {"poll", "sleep"};
+    if (weft_tun_choice(WEFT_TUN_REPLY_WAIT, modes, 2) != 1 || weft_ofi.thread_multiple ||
         !weft_ofi.fab.thread_safe || strcmp(weft_ofi_provider_name(), "tcp;ofi_rxm") != 0)
         return;
     struct fi_cntr_attr ca;
