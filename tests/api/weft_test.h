@@ -239,6 +239,34 @@ static inline int wt_thread_count(void)
     return n;
 }
 
+/* A blocking sum over team of each member's index, checked: run among
+ * outstanding non-blocking collectives on the same team. */
+static inline void wt_blocking_sum_check(shmem_team_t team)
+{
+    static long v;
+    int n = shmem_team_n_pes(team);
+    v = shmem_team_my_pe(team);
+    WT_EQ_NUM(shmem_long_sum_reduce(team, &v, &v, 1), 0, "blocking reduce");
+    WT_EQ_NUM(v, (long)n * (n - 1) / 2, "blocking reduce among outstanding ones");
+}
+
+/* Completes n outstanding non-blocking collectives last to first: odd
+ * ones by polling shmem_req_test (napping between), even ones by
+ * shmem_req_wait, so both completion calls meet every kind of request. */
+static inline void wt_req_complete_reverse(shmem_req_h *r, int n)
+{
+    for (int k = n - 1; k >= 0; k--) {
+        if (k & 1) {
+            int rc;
+            while ((rc = shmem_req_test(&r[k])) > 0)
+                wt_nap_ms(0);
+            WT_EQ_NUM(rc, 0, "shmem_req_test %d", k);
+        } else {
+            WT_EQ_NUM(shmem_req_wait(&r[k]), 0, "shmem_req_wait %d", k);
+        }
+    }
+}
+
 static inline void wt_fill_bytes(void *buf, size_t len, int pe, size_t index0, unsigned tag)
 {
     unsigned char *b = (unsigned char *)buf;

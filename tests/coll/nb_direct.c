@@ -97,23 +97,10 @@ static void many_outstanding(shmem_team_t team, const char *what)
             WT_EQ_NUM(shmemx_long_sum_reduce_nb(team, s, s, BLOCK, &r[k]), 0, "sum %d", k);
         else
             WT_EQ_NUM(shmem_long_alltoall_nb(team, d, s, BLOCK, &r[k]), 0, "alltoall %d", k);
-        if (k == MANY / 2) {
-            static long v;
-            v = me;
-            WT_EQ_NUM(shmem_long_sum_reduce(team, &v, &v, 1), 0, "blocking reduce");
-            WT_EQ_NUM(v, (long)n * (n - 1) / 2, "blocking reduce among outstanding ones");
-        }
+        if (k == MANY / 2)
+            wt_blocking_sum_check(team);
     }
-    for (int k = MANY - 1; k >= 0; k--) {
-        if (k & 1) {
-            int rc;
-            while ((rc = shmem_req_test(&r[k])) > 0)
-                wt_nap_ms(0);
-            WT_EQ_NUM(rc, 0, "shmem_req_test %d", k);
-        } else {
-            WT_EQ_NUM(shmem_req_wait(&r[k]), 0, "shmem_req_wait %d", k);
-        }
-    }
+    wt_req_complete_reverse(r, MANY);
     for (int k = 0; k < MANY; k++) {
         if (k & 1) {
             for (int e = 0; e < BLOCK; e++)

@@ -128,23 +128,10 @@ static void every_kind_outstanding(void)
         if (wt_me == n - 1 && k % 5 == 0)
             wt_compute_ms(2);
         start(k, src + (size_t)k * per, dst + (size_t)k * per, &r[k]);
-        if (k == MANY / 2) {
-            static long v;
-            v = wt_me;
-            WT_EQ_NUM(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &v, &v, 1), 0, "blocking reduce");
-            WT_EQ_NUM(v, (long)n * (n - 1) / 2, "blocking reduce among outstanding ones");
-        }
+        if (k == MANY / 2)
+            wt_blocking_sum_check(SHMEM_TEAM_WORLD);
     }
-    for (int k = MANY - 1; k >= 0; k--) {
-        if (k & 1) {
-            int rc;
-            while ((rc = shmem_req_test(&r[k])) > 0)
-                wt_nap_ms(0);
-            WT_EQ_NUM(rc, 0, "shmem_req_test %d", k);
-        } else {
-            WT_EQ_NUM(shmem_req_wait(&r[k]), 0, "shmem_req_wait %d", k);
-        }
-    }
+    wt_req_complete_reverse(r, MANY);
     for (int k = 0; k < MANY; k++)
         check(k, dst + (size_t)k * per);
     shmem_barrier_all();

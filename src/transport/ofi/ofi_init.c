@@ -261,6 +261,20 @@ static void log_decisions(const struct fi_info *fi)
 
 int weft_ofi_updates_counted;
 
+/* A counter of completions with a wait object, for fi_cntr_wait; *c is
+ * NULL when the provider refuses one. */
+static int open_waitable_cntr(struct fid_cntr **c)
+{
+    struct fi_cntr_attr ca;
+    memset(&ca, 0, sizeof ca);
+    ca.events = FI_CNTR_EVENTS_COMP;
+    ca.wait_obj = FI_WAIT_UNSPEC;
+    int rc = fi_cntr_open(weft_ofi.fab.domain, &ca, c, NULL);
+    if (rc)
+        *c = NULL;
+    return rc;
+}
+
 /* The counter that waits for a peer's update sleep on (ofi.h,
  * weft_ofi_updates_counted): only where the provider counts remote writes
  * (FI_RMA_EVENT), moves them itself (FI_PROGRESS_AUTO) and wakes a
@@ -274,13 +288,8 @@ static void open_update_cntr(int rma_events)
     if (!weft_tun_bool(WEFT_TUN_WAIT_COUNTER) || !rma_events || weft_ofi.fab.manual ||
         weft_ofi.thread_multiple || strcmp(weft_ofi_provider_name(), "sockets") != 0)
         return;
-    struct fi_cntr_attr ca;
-    memset(&ca, 0, sizeof ca);
-    ca.events = FI_CNTR_EVENTS_COMP;
-    ca.wait_obj = FI_WAIT_UNSPEC;
-    int rc = fi_cntr_open(weft_ofi.fab.domain, &ca, &weft_ofi.progress.update_cntr, NULL);
+    int rc = open_waitable_cntr(&weft_ofi.progress.update_cntr);
     if (rc) {
-        weft_ofi.progress.update_cntr = NULL;
         weft_debug("ofi: no waitable counter (%s): waits poll memory", fi_strerror(-rc));
         return;
     }
@@ -303,13 +312,8 @@ static void open_arrivals_cntr(void)
     if (weft_tun_choice(WEFT_TUN_REPLY_WAIT, modes, 2) != 1 || weft_ofi.thread_multiple ||
         !weft_ofi.fab.thread_safe || strcmp(weft_ofi_provider_name(), "tcp;ofi_rxm") != 0)
         return;
-    struct fi_cntr_attr ca;
-    memset(&ca, 0, sizeof ca);
-    ca.events = FI_CNTR_EVENTS_COMP;
-    ca.wait_obj = FI_WAIT_UNSPEC;
-    int rc = fi_cntr_open(weft_ofi.fab.domain, &ca, &weft_ofi.progress.arrivals, NULL);
+    int rc = open_waitable_cntr(&weft_ofi.progress.arrivals);
     if (rc) {
-        weft_ofi.progress.arrivals = NULL;
         weft_debug("ofi: no waitable counter of arrivals (%s): waits for replies poll",
                    fi_strerror(-rc));
         return;
