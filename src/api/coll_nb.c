@@ -406,18 +406,33 @@ static int takes_direct_path(const struct weft_nb_op *op)
            (!reads_all || mapped_everywhere(t, op->source, src_len));
 }
 
-/* Waits until *w reaches want, as the blocking collectives wait. */
-static void wait_word(const uint64_t *w, uint64_t want, const struct weft_nb_op *op)
+/* *w has reached want. settle: counting puts count where they are
+ * applied (the issuing path's arrivals), so where *w falls short those
+ * that reached this PE are applied and it is read again. */
+static int word_reached(const uint64_t *w, uint64_t want, int settle)
 {
     if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= want)
+        return 1;
+    if (!settle)
+        return 0;
+    weft_transport_count_settle();
+    return __atomic_load_n(w, __ATOMIC_ACQUIRE) >= want;
+}
+
+/* Waits until *w, a word of team t, reaches want, as the blocking
+ * collectives wait (the hang report names call). */
+static void wait_word(const uint64_t *w, uint64_t want, const struct weft_team *t,
+                      const char *call, int settle)
+{
+    if (word_reached(w, want, settle))
         return;
-    weft_wait.call = op->call;
-    weft_wait.team = op->team;
+    weft_wait.call = call;
+    weft_wait.team = t;
     weft_wait.addr = w;
     weft_wait.want = want;
     weft_wait.kind = WEFT_WAIT_COLL;
     unsigned spins = 0;
-    while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < want)
+    while (!word_reached(w, want, settle))
         weft_poll_yield(&spins);
     weft_wait.kind = WEFT_WAIT_NONE;
 }
@@ -528,7 +543,7 @@ static uint64_t done_count(uint64_t seq) { return seq / WEFT_NB_RING + 1; }
 /* Waits until collective seq of op's team is complete here. */
 static void wait_done(uint64_t seq, const struct weft_nb_op *op)
 {
-    wait_word(done_word(op->team, seq), done_count(seq), op);
+    wait_word(done_word(op->team, seq), done_count(seq), op->team, op->call, 0);
 }
 
 static void direct_start(struct weft_req *r)
@@ -634,30 +649,19 @@ static int arrived_word(uint64_t seq)
     return (int)(2 * (seq % WEFT_NB_RING) + (seq / WEFT_NB_RING) % 2);
 }
 
-static int arrivals_reached(const struct weft_team *t, int word, uint64_t want)
+static const uint64_t *arrived(const struct weft_team *t, int word)
 {
-    const uint64_t *w = weft_team_flags(t->slot) + WEFT_TF_NB_ARRIVED + word;
-    if (__atomic_load_n(w, __ATOMIC_ACQUIRE) >= want)
-        return 1;
-    weft_transport_count_settle(); /* apply what reached this PE */
-    return __atomic_load_n(w, __ATOMIC_ACQUIRE) >= want;
+    return weft_team_flags(t->slot) + WEFT_TF_NB_ARRIVED + word;
 }
 
-/* Waits until counter word of t reaches want, as the blocking collectives
- * wait. */
+static int arrivals_reached(const struct weft_team *t, int word, uint64_t want)
+{
+    return word_reached(arrived(t, word), want, 1);
+}
+
 static void wait_arrivals(const struct weft_team *t, int word, uint64_t want, const char *call)
 {
-    if (arrivals_reached(t, word, want))
-        return;
-    weft_wait.call = call;
-    weft_wait.team = t;
-    weft_wait.addr = weft_team_flags(t->slot) + WEFT_TF_NB_ARRIVED + word;
-    weft_wait.want = want;
-    weft_wait.kind = WEFT_WAIT_COLL;
-    unsigned spins = 0;
-    while (!arrivals_reached(t, word, want))
-        weft_poll_yield(&spins);
-    weft_wait.kind = WEFT_WAIT_NONE;
+    wait_word(arrived(t, word), want, t, call, 1);
 }
 
 /* One counting put of len bytes from src to (seg, off) at team member i;
@@ -668,17 +672,6 @@ static void issue_to(const struct weft_team *t, int i, int seg, uint64_t off, co
     weft_transport_put_count(&weft_ctx_default, seg, off, src, len,
                              slot_off(t, WEFT_TF_NB_ARRIVED + word),
                              slot_off(t, WEFT_TF_NB_CARRIER), 1, weft_team_world_pe(t, i), 1);
-}
-
-/* Where len bytes at p lie in the symmetric segments (the caller checked
- * that they do). */
-static void resolve_dest(const struct weft_nb_op *op, const void *p, size_t len, int *seg,
-                         uint64_t *off)
-{
-    *seg = WEFT_SEG_HEAP;
-    *off = 0;
-    if (len && weft_sym_resolve(p, len, seg, off) != 0)
-        weft_fatal(op->call, "dest is not symmetric");
 }
 
 static void issue_start(struct weft_req *r)
@@ -709,7 +702,8 @@ static void issue_start(struct weft_req *r)
         ptrdiff_t esz = (ptrdiff_t)op->esz, dstep = op->dst * esz, sstep = op->sst * esz;
         ptrdiff_t dblk = (ptrdiff_t)((size_t)me * len) * dstep;
         if (len) {
-            resolve_dest(op, d + dblk, (size_t)((ptrdiff_t)(len - 1) * dstep + esz), &seg, &off);
+            weft_sym_resolve_or_die(op->call, "dest", d + dblk,
+                                    (size_t)((ptrdiff_t)(len - 1) * dstep + esz), &seg, &off);
             for (int step = 1; step < n; step++) {
                 int i = weft_sched_pairwise_to(me, n, step);
                 weft_transport_iput(&weft_ctx_default, seg, off, dstep,
@@ -728,7 +722,7 @@ static void issue_start(struct weft_req *r)
         return;
     }
     if (kind == WEFT_NB_BCAST) {
-        resolve_dest(op, d, len, &seg, &off);
+        weft_sym_resolve_or_die(op->call, "dest", d, len, &seg, &off);
         for (int step = 1; step < n; step++)
             issue_to(t, weft_sched_pairwise_to(me, n, step), seg, off, s, len, word);
         if (d != s)
@@ -738,7 +732,7 @@ static void issue_start(struct weft_req *r)
     /* fcollect: the source to block me of every dest; alltoall: block i of
      * the source to block me of i's. */
     int all = kind == WEFT_NB_ALLTOALL;
-    resolve_dest(op, d + (size_t)me * len, len, &seg, &off);
+    weft_sym_resolve_or_die(op->call, "dest", d + (size_t)me * len, len, &seg, &off);
     for (int step = 1; step < n; step++) {
         int i = weft_sched_pairwise_to(me, n, step);
         issue_to(t, i, seg, off, all ? s + (size_t)i * len : s, len, word);
