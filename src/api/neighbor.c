@@ -14,6 +14,7 @@
 
 #include "api/coll_ops.h"
 #include "api/federation.h"
+#include "core/fnv.h"
 
 static int n_nbr(const struct weft_federation *f, int t)
 {
@@ -61,10 +62,10 @@ static void check_parent(const char *call, struct weft_federation *f, shmem_team
 
 static uint64_t graph_hash(const struct weft_federation *f)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = WEFT_FNV1A_BASIS;
     for (int t = 0; t < f->nteams; t++)
         for (int i = -1; i < n_nbr(f, t); i++)
-            h = (h ^ (uint64_t)(uint32_t)(i < 0 ? -1 - t : nbr_at(f, t, i))) * 1099511628211ull;
+            h = weft_fnv1a_step(h, (uint32_t)(i < 0 ? -1 - t : nbr_at(f, t, i)));
     return h;
 }
 

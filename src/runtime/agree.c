@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "bootstrap/bootstrap.h"
+#include "core/fnv.h"
 #include "core/runtime.h"
 #include "runtime/lifecycle.h"
 #include "transport/transport.h"
@@ -90,9 +91,7 @@ void weft_layout_string(struct weft_layout_setting *setting, const char *value)
         *setting = (struct weft_layout_setting){0, ""};
         return;
     }
-    uint64_t h = 1469598103934665603ull;
-    for (const char *c = value; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    uint64_t h = weft_fnv1a_str(WEFT_FNV1A_BASIS, value);
     setting->hash = h ? h : 1;
     size_t len = strlen(value), cap = sizeof setting->start;
     if (len < cap) {

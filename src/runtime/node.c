@@ -22,17 +22,11 @@
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
+#include "core/fnv.h"
 #include "core/runtime.h"
 #include "core/scale.h"
 #include "runtime/lifecycle.h"
 #include "runtime/topology.h"
-
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
 
 static uint64_t host_identity(void)
 {
@@ -43,7 +37,7 @@ static uint64_t host_identity(void)
             boot_id[0] = '\0';
         fclose(f);
     }
-    return fnv1a(fnv1a(1469598103934665603ull, weft_rt.hostname), boot_id);
+    return weft_fnv1a_str(weft_fnv1a_str(WEFT_FNV1A_BASIS, weft_rt.hostname), boot_id);
 }
 
 /* A process as /proc/<pid>/stat shows it: its state letter and start time
@@ -86,9 +80,7 @@ static uint64_t binding_hash(void)
             size_t len = sz;
             while (len && !b[len - 1])
                 len--;
-            uint64_t h = 1469598103934665603ull;
-            for (size_t i = 0; i < len; i++)
-                h = (h ^ b[i]) * 1099511628211ull;
+            uint64_t h = weft_fnv1a_bytes(WEFT_FNV1A_BASIS, b, len);
             CPU_FREE(cs);
             return h ? h : 1;
         }

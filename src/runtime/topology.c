@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "bootstrap/bootstrap.h"
+#include "core/fnv.h"
 #include "core/runtime.h"
 #include "core/scale.h"
 #include "runtime/topology.h"
@@ -246,9 +247,7 @@ uint64_t weft_topology_slurm_switch(void)
     }
     if (!upto)
         return 0;
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < upto; i++)
-        h = (h ^ (unsigned char)addr[i]) * 1099511628211ull;
+    uint64_t h = weft_fnv1a_bytes(WEFT_FNV1A_BASIS, addr, upto);
     return h ? h : 1;
 }
 
