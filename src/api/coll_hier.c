@@ -156,36 +156,43 @@ static void wake_local(struct weft_coll *c, struct weft_hier *h, int idx, int tp
         weft_onnode_wake(p, 0, w);
 }
 
+/* Adds one to counter idx of team PE tpe of my node, and wakes it. */
+static void signal_local(struct weft_coll *c, struct weft_hier *h, int idx, int tpe, int fence)
+{
+    weft_coll_signal(c, idx, tpe, fence, 1);
+    wake_local(c, h, idx, tpe);
+}
+
+/* Waits for count more signals on counter idx from PEs of my node: asleep
+ * where they map my counters and wake me (weft_coll_wait_onnode). */
+static void wait_local(struct weft_coll *c, struct weft_hier *h, int idx, uint64_t count)
+{
+    if (h->local_mapped)
+        weft_coll_wait_onnode(c, idx, count);
+    else
+        weft_coll_wait(c, idx, count);
+}
+
 /* A member: report to the leader, wait until it is done with us. */
 static void member_round(struct weft_coll *c, struct weft_hier *h, int fence)
 {
-    weft_coll_signal(c, WEFT_TF_H_UP, h->local[0], fence, 1);
-    wake_local(c, h, WEFT_TF_H_UP, h->local[0]);
-    if (h->local_mapped)
-        weft_coll_wait_onnode(c, WEFT_TF_H_DOWN, 1);
-    else
-        weft_coll_wait(c, WEFT_TF_H_DOWN, 1);
+    signal_local(c, h, WEFT_TF_H_UP, h->local[0], fence);
+    wait_local(c, h, WEFT_TF_H_DOWN, 1);
 }
 
 /* The leader: wait for `count` more UP signals of this call. */
 static void leader_gather(struct weft_coll *c, struct weft_hier *h, int count)
 {
-    if (!count)
-        return;
-    if (h->local_mapped)
-        weft_coll_wait_onnode(c, WEFT_TF_H_UP, (uint64_t)count);
-    else
-        weft_coll_wait(c, WEFT_TF_H_UP, (uint64_t)count);
+    if (count)
+        wait_local(c, h, WEFT_TF_H_UP, (uint64_t)count);
 }
 
 static void release_members(struct weft_coll *c, struct weft_hier *h, int fence)
 {
     if (fence && h->nlocal > 1)
         weft_transport_fence(c->ctx);
-    for (int j = 1; j < h->nlocal; j++) {
-        weft_coll_signal(c, WEFT_TF_H_DOWN, h->local[j], 0, 1);
-        wake_local(c, h, WEFT_TF_H_DOWN, h->local[j]);
-    }
+    for (int j = 1; j < h->nlocal; j++)
+        signal_local(c, h, WEFT_TF_H_DOWN, h->local[j], 0);
 }
 
 /* While the leaders are few (WEFT_HIER_ALL_TO_ALL_MAX) the leaders' barrier
