@@ -197,6 +197,10 @@ void weft_ofi_p_again(int seg, size_t len);
 #define WEFT_OFI_COAL_OFF_BITS 48
 #define WEFT_OFI_COAL_LEN_BITS 12
 #define WEFT_OFI_COAL_SEG_SHIFT (WEFT_OFI_COAL_OFF_BITS + WEFT_OFI_COAL_LEN_BITS)
+static inline uint64_t weft_ofi_coal_hdr(int seg, uint64_t off, size_t len)
+{
+    return off | (uint64_t)len << WEFT_OFI_COAL_OFF_BITS | (uint64_t)seg << WEFT_OFI_COAL_SEG_SHIFT;
+}
 /* A p of len <= 8 bytes to the PE whose batch is open, appended to it:
  * the record's two words stored and the length published (the release
  * store the progress thread reads, which also tells it the application
@@ -213,8 +217,7 @@ weft_ofi_coal_append_inline(int seg, uint64_t off, const void *value, size_t len
         at > WEFT_OFI_COAL_CAP - 16)
         return 0;
     char *rec = h->coal_buf + at;
-    uint64_t hdr = off | (uint64_t)len << WEFT_OFI_COAL_OFF_BITS |
-                   (uint64_t)seg << WEFT_OFI_COAL_SEG_SHIFT;
+    uint64_t hdr = weft_ofi_coal_hdr(seg, off, len);
     memcpy(rec, &hdr, sizeof hdr);
     memcpy(rec + sizeof hdr, value, len <= 8 ? len : 8);
     h->coal_len = at + 16;

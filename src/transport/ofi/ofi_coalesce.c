@@ -127,7 +127,7 @@ static inline char *coal_record(struct weft_ofi_tx *tx, int seg, uint64_t off, s
         tx->coal_pe = pe; /* before the release of coal_pub below */
     }
     char *rec = tx->coal_buf + tx->coal_len;
-    uint64_t hdr = off | (uint64_t)len << REC_OFF_BITS | (uint64_t)seg << REC_SEG_SHIFT;
+    uint64_t hdr = weft_ofi_coal_hdr(seg, off, len);
     memcpy(rec, &hdr, sizeof hdr);
     tx->coal_len += need;
     return rec + REC_HDR;
