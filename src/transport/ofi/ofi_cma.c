@@ -218,21 +218,33 @@ static void ordering_read(struct weft_ofi_tx *tx, void *dst, int seg, uint64_t o
     tx->cma_issued = cma_issued(tx);
 }
 
+/* len bytes between here (this process) and there (pe's process) by
+ * copy, process_vm_readv or process_vm_writev, looping where the kernel
+ * stops short at a page: NULL once done, else why it could not. */
+typedef ssize_t (*cma_copy_fn)(pid_t, const struct iovec *, unsigned long, const struct iovec *,
+                               unsigned long, unsigned long);
+static const char *cma_copy(cma_copy_fn copy, char *here, char *there, size_t len, int pe)
+{
+    for (size_t done = 0; done < len;) {
+        struct iovec l = {here + done, len - done}, r = {there + done, len - done};
+        ssize_t n = copy((pid_t)weft_ofi_cma.pid[pe], &l, 1, &r, 1, 0);
+        if (n <= 0)
+            return n < 0 ? strerror(errno) : "no progress";
+        done += (size_t)n;
+    }
+    return NULL;
+}
+
 /* len bytes at from in pe's process to dst by process_vm_readv: 0 once
  * in place, -1 when it may not (ptrace scope, another user) or pe is gone;
  * gets by CMA are then off, from every PE (they run alike), and the caller
  * reads the rest the ordered way. */
 static int cma_read(char *dst, const char *from, size_t len, int pe)
 {
-    size_t done = 0;
-    while (done < len) { /* the kernel may stop short, at a page */
-        struct iovec l = {dst + done, len - done}, r = {(char *)(uintptr_t)from + done, len - done};
-        ssize_t n = process_vm_readv((pid_t)weft_ofi_cma.pid[pe], &l, 1, &r, 1, 0);
-        if (n <= 0) {
-            cma_off(n < 0 ? strerror(errno) : "no progress");
-            return -1;
-        }
-        done += (size_t)n;
+    const char *why = cma_copy(process_vm_readv, dst, (char *)(uintptr_t)from, len, pe);
+    if (why) {
+        cma_off(why);
+        return -1;
     }
     __atomic_fetch_add(&weft_ofi_cma.reads, 1, __ATOMIC_RELAXED);
     return 0;
@@ -284,16 +296,11 @@ struct weft_ofi_cma_defer {
  * ordered way. */
 static int cma_write(int seg, uint64_t off, const void *src, size_t len, int pe)
 {
-    char *to = cma_remote(pe, seg, off);
-    size_t done = 0;
-    while (done < len) { /* the kernel may stop short, at a page */
-        struct iovec l = {(char *)(uintptr_t)src + done, len - done}, r = {to + done, len - done};
-        ssize_t n = process_vm_writev((pid_t)weft_ofi_cma.pid[pe], &l, 1, &r, 1, 0);
-        if (n <= 0) {
-            cma_writes_off(n < 0 ? strerror(errno) : "no progress");
-            return -1;
-        }
-        done += (size_t)n;
+    const char *why =
+        cma_copy(process_vm_writev, (char *)(uintptr_t)src, cma_remote(pe, seg, off), len, pe);
+    if (why) {
+        cma_writes_off(why);
+        return -1;
     }
     __atomic_fetch_add(&weft_ofi_cma.writes, 1, __ATOMIC_RELAXED);
     return 0;
