@@ -67,7 +67,22 @@ cleanup() {
 trap cleanup EXIT
 
 host=$(hostname -s)
-port=$(( 20000 + $$ % 20000 ))
+# A run of nodes+2 free ports (slurmctld, slurmd(s)): starting from one
+# derived from our pid alone, two clusters started a pid apart (ctest -j)
+# took overlapping ports and one of them never came up.
+port_in_use() {
+  local hex
+  hex=$(printf '%04X' "$1")
+  grep -qE "^ *[0-9]+: [0-9A-F]+:$hex " /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+span=$((nodes + 2))
+port=$(( 20000 + ($$ * 97) % 20000 ))
+for _ in $(seq 200); do
+  free=1
+  for ((q = port; q < port + span; q++)); do port_in_use $q && { free=0; break; }; done
+  [[ $free == 1 ]] && break
+  port=$(( 20000 + (port - 20000 + span + 7) % 20000 ))
+done
 mkdir -p "$tmp/munge" "$tmp/state" "$tmp/spool"
 names=$host
 ((nodes > 1)) && names=$(seq -f "w%g" -s ' ' 1 "$nodes")
