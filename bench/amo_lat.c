@@ -25,9 +25,12 @@ int main(int argc, char **argv)
         if (me == 0) {
             double t0 = 0;
             long acc = 0;
+            struct bench_win w = bench_win_open(&o, iters);
             for (long i = 0; i < warm + iters; i++) {
                 if (i == warm)
                     t0 = bench_now();
+                if (i >= warm)
+                    bench_win_mark(&w, i - warm);
                 switch (op) {
                 case 0: acc += shmem_long_atomic_fetch_add(&target, 1, 1); break;
                 case 1: acc += shmem_long_atomic_compare_swap(&target, i, i + 1, 1); break;
@@ -39,7 +42,7 @@ int main(int argc, char **argv)
                     break;
                 }
             }
-            double t = bench_now() - t0;
+            double t1 = bench_now(), t = t1 - t0;
             long n = warm + iters;
             /* fetch-add, cswap and swap return 0..n-1 in turn: sum n(n-1)/2. */
             if ((op == 0 || op == 1 || op == 2) && acc != n * (n - 1) / 2) {
@@ -53,6 +56,7 @@ int main(int argc, char **argv)
                 status = 1;
             }
             bench_result(names[op], sizeof(long), 1e6 * t / (double)iters, "us");
+            bench_win_report(&w, names[op], sizeof(long), iters, t1);
         }
         shmem_barrier_all();
     }

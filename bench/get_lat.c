@@ -17,17 +17,21 @@ int main(int argc, char **argv)
         shmem_barrier_all();
         if (me == 0) {
             double t0 = 0;
+            struct bench_win w = bench_win_open(&o, iters);
             for (long i = 0; i < warm + iters; i++) {
                 if (i == warm)
                     t0 = bench_now();
+                if (i >= warm)
+                    bench_win_mark(&w, i - warm);
                 shmem_getmem(dst, buf, size, 1);
             }
-            double t = bench_now() - t0;
+            double t1 = bench_now(), t = t1 - t0;
             if (bench_check(dst, size, 1) != 0) {
                 fprintf(stderr, "get_lat: wrong data at size %zu\n", size);
                 status = 1;
             }
             bench_result("get_lat", size, 1e6 * t / (double)iters, "us");
+            bench_win_report(&w, "get_lat", size, iters, t1);
         }
         shmem_barrier_all();
         if (size > o.max_size / 2)
