@@ -82,6 +82,8 @@ struct weft_req {
     int issued;             /* run by the issuing path: see issue_done */
     uint64_t seq;           /* the direct or issuing path's sequence number on the team */
     uint64_t want;          /* the issuing path: arrivals its counter reaches */
+    int pieces;             /* the issuing path's reductions: sequence numbers seq, ... */
+    struct weft_nb_piece piece[WEFT_NB_RING]; /* ... and what each received */
 };
 
 static struct {
@@ -626,15 +628,39 @@ static int one_round(enum weft_nb_kind kind)
            kind == WEFT_NB_ALLTOALL || kind == WEFT_NB_ALLTOALLS;
 }
 
+/* A reduction's pieces on the issuing path: each member's block of a piece
+ * is at most its share of a receive area, 64-byte aligned (stride bytes
+ * apart in the area), and per elements long but the last. Returns how many
+ * pieces, 0 where the reduction needs more than the ring holds (or there
+ * are no areas): then it runs on the engine. */
+static int reduce_pieces(const struct weft_nb_op *op, size_t *per, size_t *stride)
+{
+    size_t share = (weft_team_pool.nb_area / (size_t)op->team->size) & ~(size_t)63;
+    size_t most = share / op->esz;
+    if (!most)
+        return 0;
+    size_t pieces = (op->len + most - 1) / most;
+    if (pieces > WEFT_NB_RING)
+        return 0;
+    *per = (op->len + pieces - 1) / pieces; /* even pieces */
+    *stride = (*per * op->esz + 63) & ~(size_t)63;
+    return (int)pieces;
+}
+
 static int takes_issue_path(const struct weft_nb_op *op, int path)
 {
     const struct weft_team *t = op->team;
-    if (path == PATH_ENGINE || t->slot < 0 || t->size < 2 || !one_round(op->kind) ||
-        !weft_transport_progresses_alone())
+    size_t per, stride;
+    if (path == PATH_ENGINE || t->slot < 0 || t->size < 2 || !weft_transport_progresses_alone())
+        return 0;
+    if (op->kind == WEFT_NB_REDUCE ? op->len && !reduce_pieces(op, &per, &stride)
+                                   : !one_round(op->kind))
         return 0;
     /* Every member sends to every other: n - 1 messages per PE, where the
-     * blocking barrier and broadcast send about log2 n. */
-    int all_pairs = op->kind == WEFT_NB_SYNC || op->kind == WEFT_NB_BCAST;
+     * blocking barrier and broadcast send about log2 n (and a reduction
+     * receives n - 1 sources, where recursive doubling combines log2 n). */
+    int all_pairs =
+        op->kind == WEFT_NB_SYNC || op->kind == WEFT_NB_BCAST || op->kind == WEFT_NB_REDUCE;
     return !(all_pairs && path == PATH_AUTO && t->size > DIRECT_AUTO_MAX);
 }
 
@@ -664,6 +690,25 @@ static void wait_arrivals(const struct weft_team *t, int word, uint64_t want, co
     wait_word(arrived(t, word), want, t, call, 1);
 }
 
+/* The next sequence number of team t on the issuing path: first the ring
+ * entry's previous use (the other parity) is complete here, and, where it
+ * was a reduction's piece, reduced into its dest, since the entry's next
+ * use of that parity may then send to this PE. */
+static void piece_finish(struct weft_team *t, uint64_t seq, const struct weft_nb_piece *d,
+                         const char *call);
+
+static uint64_t issue_next(struct weft_team *t, const char *call)
+{
+    uint64_t k = t->nb_issue_seq++;
+    if (k >= WEFT_NB_RING) {
+        int prev = arrived_word(k) ^ 1;
+        wait_arrivals(t, prev, t->nb_issue_expect[prev], call);
+        if (t->nb_piece_seq[prev] == k - WEFT_NB_RING + 1)
+            piece_finish(t, k - WEFT_NB_RING, &t->nb_piece[prev], call);
+    }
+    return k;
+}
+
 /* One counting put of len bytes from src to (seg, off) at team member i;
  * none (len 0): a data-less arrival. */
 static void issue_to(const struct weft_team *t, int i, int seg, uint64_t off, const void *src,
@@ -674,16 +719,103 @@ static void issue_to(const struct weft_team *t, int i, int seg, uint64_t off, co
                              slot_off(t, WEFT_TF_NB_CARRIER), 1, weft_team_world_pe(t, i), 1);
 }
 
+/* ---- the issuing path's reductions: allgather, then reduce here ----------
+ *
+ * A reduction is an allgather of the members' sources into a receive area
+ * at every member, one area per arrival word (team.h), followed by each
+ * member combining the n blocks locally, in team order: every PE computes
+ * the same operations on the same bytes, so every dest is bitwise
+ * identical, floating point included. A reduction larger than a member's
+ * share of an area goes in pieces, each a collective of its own on the
+ * ring, all issued at the start. A piece is reduced into dest once its
+ * arrivals are in, by whoever comes first: shmem_req_test or _wait, or
+ * this PE's start of the ring entry's next use, which must free the area
+ * (see issue_next): a PE that does not poll still never blocks a peer.
+ * The piece's record in the team (claimed, reduced: sequence number + 1)
+ * makes it happen once when a thread completes the request while another
+ * starts the team's next collective. */
+
+/* Combines the n blocks in area word into d's dest, in team order. */
+static void piece_reduce(const struct weft_team *t, int word, const struct weft_nb_piece *d)
+{
+    const char *area = weft_team_nb_area(t->slot, word);
+    d->red(d->dest, area, area + d->stride, d->count);
+    for (int j = 2; j < t->size; j++)
+        d->red(d->dest, d->dest, area + (size_t)j * d->stride, d->count);
+}
+
+/* Waits for piece seq (described by d: the team's record for its starter,
+ * the request's copy for the others) and reduces it into dest, once. */
+static void piece_finish(struct weft_team *t, uint64_t seq, const struct weft_nb_piece *d,
+                         const char *call)
+{
+    int word = arrived_word(seq);
+    struct weft_nb_piece *rec = &t->nb_piece[word];
+    if (__atomic_load_n(&rec->reduced, __ATOMIC_ACQUIRE) > seq)
+        return;
+    wait_arrivals(t, word, d->want, call);
+    uint64_t c = __atomic_load_n(&rec->claimed, __ATOMIC_RELAXED);
+    if (c <= seq && __atomic_compare_exchange_n(&rec->claimed, &c, seq + 1, 0, __ATOMIC_ACQ_REL,
+                                                __ATOMIC_RELAXED)) {
+        if (d->in_place) /* this PE's transfers may still read the source */
+            weft_transport_quiet(&weft_ctx_default);
+        piece_reduce(t, word, d);
+        __atomic_store_n(&rec->reduced, seq + 1, __ATOMIC_RELEASE);
+        return;
+    }
+    unsigned spins = 0; /* another thread of this PE is reducing it */
+    while (__atomic_load_n(&rec->reduced, __ATOMIC_ACQUIRE) <= seq)
+        weft_poll_yield(&spins);
+}
+
+/* Starts reduction r on the issuing path: every piece's source block to
+ * the sender's block of the piece's area at every member (its own by a
+ * copy, which also makes an in-place dest safe). */
+static void issue_reduce(struct weft_req *r)
+{
+    const struct weft_nb_op *op = &r->op;
+    struct weft_team *t = op->team;
+    int n = t->size, me = t->my_pe;
+    size_t per, stride;
+    r->pieces = reduce_pieces(op, &per, &stride);
+    for (int j = 0; j < r->pieces; j++) {
+        uint64_t k = issue_next(t, op->call);
+        int word = arrived_word(k);
+        size_t first = (size_t)j * per;
+        size_t count = op->len - first < per ? op->len - first : per;
+        struct weft_nb_piece *rec = &t->nb_piece[word];
+        if (j == 0)
+            r->seq = k;
+        rec->want = t->nb_issue_expect[word] += (uint64_t)(n - 1);
+        rec->dest = (char *)op->dest + first * op->esz;
+        rec->count = count;
+        rec->esz = op->esz;
+        rec->stride = stride;
+        rec->red = op->red;
+        rec->in_place = op->dest == op->source;
+        t->nb_piece_seq[word] = k + 1;
+        r->piece[j] = *rec;
+        const char *src = (const char *)op->source + first * op->esz;
+        uint64_t off = weft_team_nb_area_off(t->slot, word) + (size_t)me * stride;
+        memcpy(weft_team_nb_area(t->slot, word) + (size_t)me * stride, src, count * op->esz);
+        for (int step = 1; step < n; step++)
+            issue_to(t, weft_sched_pairwise_to(me, n, step), WEFT_SEG_HEAP, off, src,
+                     count * op->esz, word);
+    }
+}
+
 static void issue_start(struct weft_req *r)
 {
     const struct weft_nb_op *op = &r->op;
     struct weft_team *t = op->team;
     int n = t->size, me = t->my_pe;
-    uint64_t k = t->nb_issue_seq++;
-    int word = arrived_word(k);
-    if (k >= WEFT_NB_RING) /* the entry's previous use, of the other parity */
-        wait_arrivals(t, word ^ 1, t->nb_issue_expect[word ^ 1], op->call);
     r->issued = 1;
+    if (op->kind == WEFT_NB_REDUCE && op->len) {
+        issue_reduce(r);
+        return;
+    }
+    uint64_t k = issue_next(t, op->call);
+    int word = arrived_word(k);
     r->seq = k;
     r->want = t->nb_issue_expect[word] += (uint64_t)(n - 1);
     char *d = op->dest;
@@ -740,23 +872,44 @@ static void issue_start(struct weft_req *r)
     memmove(d + (size_t)me * len, all ? s + (size_t)me * len : s, len);
 }
 
-/* Complete here: every member's transfer arrived, and this PE's own left
- * its source (the default context's quiet, once the arrivals are in: by
- * then its own transfers have usually completed as well). */
+/* Complete here: every member's transfer arrived (a reduction's, of every
+ * piece, which is then reduced into dest), and this PE's own left its
+ * source (the default context's quiet, once the arrivals are in: by then
+ * its own transfers have usually completed as well). */
 static int issue_done(const struct weft_req *r)
 {
-    const struct weft_team *t = r->op.team;
-    if (!arrivals_reached(t, arrived_word(r->seq), r->want))
+    struct weft_team *t = r->op.team;
+    if (!r->pieces && !arrivals_reached(t, arrived_word(r->seq), r->want))
         return 0;
+    for (int j = 0; j < r->pieces; j++)
+        if (!arrivals_reached(t, arrived_word(r->seq + (uint64_t)j), r->piece[j].want))
+            return 0;
+    for (int j = 0; j < r->pieces; j++)
+        piece_finish(t, r->seq + (uint64_t)j, &r->piece[j], r->op.call);
     weft_transport_quiet(&weft_ctx_default);
     return 1;
 }
 
-/* Waits for every issued collective started on team (shmem_team_destroy). */
+/* Waits for request r of the issuing path. */
+static void issue_wait(const struct weft_req *r)
+{
+    struct weft_team *t = r->op.team;
+    if (!r->pieces)
+        wait_arrivals(t, arrived_word(r->seq), r->want, r->op.call);
+    for (int j = 0; j < r->pieces; j++)
+        piece_finish(t, r->seq + (uint64_t)j, &r->piece[j], r->op.call);
+    weft_transport_quiet(&weft_ctx_default);
+}
+
+/* Waits for every issued collective started on team, and reduces the
+ * reductions' pieces nobody completed (shmem_team_destroy). */
 static void issue_wait_team(struct weft_team *t)
 {
-    for (int w = 0; w < 2 * WEFT_NB_RING; w++)
+    for (int w = 0; w < WEFT_NB_AREAS; w++) {
         wait_arrivals(t, w, t->nb_issue_expect[w], "shmem_team_destroy");
+        if (t->nb_piece_seq[w])
+            piece_finish(t, t->nb_piece_seq[w] - 1, &t->nb_piece[w], "shmem_team_destroy");
+    }
     weft_transport_quiet(&weft_ctx_default);
 }
 
@@ -770,6 +923,7 @@ int weft_coll_nb_post(const struct weft_nb_op *op, shmem_req_h *request)
     r->done = 0;
     r->direct = 0;
     r->issued = 0;
+    r->pieces = 0;
     if (takes_direct_path(op)) {
         direct_start(r);
         *request = r;
@@ -898,8 +1052,7 @@ int shmem_req_wait(shmem_req_h *request)
         return 0;
     }
     if (r->issued) {
-        wait_arrivals(r->op.team, arrived_word(r->seq), r->want, r->op.call);
-        weft_transport_quiet(&weft_ctx_default);
+        issue_wait(r);
         free(r);
         *request = SHMEM_REQ_INVALID;
         return 0;

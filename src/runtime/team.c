@@ -7,6 +7,7 @@
 
 #include "transport/transport.h"
 #include "core/runtime.h"
+#include "core/tunables.h"
 #include "runtime/team.h"
 
 struct weft_team weft_team_world;
@@ -20,6 +21,7 @@ struct weft_team_pool weft_team_pool;
  * for the pool), so small SHMEM_SYMMETRIC_SIZE settings keep most of it. */
 #define WEFT_TEAM_SLOT_MAX (64 * 1024)
 #define WEFT_TEAM_CHUNK_MIN 256
+#define WEFT_TEAM_NB_AREA_MAX ((size_t)16 << 20)
 
 int weft_team_pe_is_local(int pe)
 {
@@ -61,7 +63,13 @@ static size_t pool_layout(struct weft_team_pool *p, int n, size_t heap_asked)
         chunk = WEFT_TEAM_CHUNK_MIN;
     p->chunk = chunk;
     p->slot_size = (flags + nbufs * chunk + 63) & ~(size_t)63;
-    return p->slot_size * WEFT_TEAM_SLOTS;
+    /* The issuing path's receive areas: address space until a team's
+     * reductions use them (see the tunable). */
+    size_t area = weft_tun_size(WEFT_TUN_COLL_NB_AREA);
+    if (area > WEFT_TEAM_NB_AREA_MAX)
+        area = WEFT_TEAM_NB_AREA_MAX;
+    p->nb_area = area & ~(size_t)63;
+    return (p->slot_size + WEFT_NB_AREAS * p->nb_area) * WEFT_TEAM_SLOTS;
 }
 
 size_t weft_team_pool_bytes(int n_pes, size_t heap_asked)
@@ -80,6 +88,7 @@ static void pool_init(void)
                    "team scratch",
                    weft_rt.seg[WEFT_SEG_HEAP].size, total);
     p->off = (uint64_t)(p->base - weft_rt.seg[WEFT_SEG_HEAP].base);
+    p->nb_area_off = p->off + p->slot_size * WEFT_TEAM_SLOTS;
     p->used = 0;
     weft_debug("teams: %d scratch slots of %zu bytes (reduction chunk %zu, %d rounds)",
                WEFT_TEAM_SLOTS, p->slot_size, p->chunk, p->rounds);

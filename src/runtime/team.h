@@ -38,6 +38,7 @@
 #define WEFT_HIER_LEAD_ROUNDS 8 /* log2 of the most node leaders a hierarchy uses */
 #define WEFT_HIER_INLINE_WORDS 8 /* a leaders' broadcast up to this many words streams */
 #define WEFT_NB_RING 8          /* direct non-blocking collectives outstanding per team */
+#define WEFT_NB_AREAS (2 * WEFT_NB_RING) /* the issuing path's arrival words per team */
 
 /* Counter indices inside a slot (and, for the active-set forms, inside the
  * user's pSync: see weft_coll_psync_index in collectives). */
@@ -108,7 +109,19 @@ struct weft_team {
     /* Those the issuing path started (no engine): how many, and the
      * arrivals each ring entry's counters reach, per parity of use. */
     uint64_t nb_issue_seq;
-    uint64_t nb_issue_expect[2 * WEFT_NB_RING];
+    uint64_t nb_issue_expect[WEFT_NB_AREAS];
+    /* The issuing path's reductions: per arrival word, the piece of a
+     * reduction its latest use received into the word's receive area, and
+     * how far it was reduced into dest (api/coll_nb.c). */
+    struct weft_nb_piece {
+        uint64_t claimed, reduced; /* uses' sequence number + 1: taken, written to dest */
+        uint64_t want;             /* the word's arrivals once the piece is in */
+        char *dest;                /* where the piece's elements go */
+        size_t count, esz, stride; /* elements, their size, bytes per member's block */
+        void (*red)(void *out, const void *a, const void *b, size_t n);
+        int in_place;              /* dest is the source */
+    } nb_piece[WEFT_NB_AREAS];
+    uint64_t nb_piece_seq[WEFT_NB_AREAS]; /* the latest use + 1 when a piece, else 0 */
     struct weft_federation *fed;    /* set by the federation splits (a reference) */
     struct weft_hier *hier;         /* made by the first collective that asks */
     int hier_checked;               /* hier was decided (NULL: flat algorithms) */
@@ -147,6 +160,11 @@ struct weft_team_pool {
     int rounds;          /* floor(log2(n_pes)): recursive-doubling rounds of world */
     int scan_rounds;     /* ceil(log2(n_pes)) */
     uint64_t used;       /* bit s set: slot s belongs to a team this PE is in */
+    /* The issuing path's receive areas (api/coll_nb.c): slot s's area for
+     * arrival word w (ring entry x parity) is area number
+     * s * WEFT_NB_AREAS + w, nb_area bytes each, after the slots. */
+    uint64_t nb_area_off; /* heap offset of area 0 */
+    size_t nb_area;       /* bytes per area; 0: none */
 };
 extern struct weft_team_pool weft_team_pool;
 
@@ -157,6 +175,17 @@ static inline uint64_t *weft_team_flags(int slot)
 static inline uint64_t weft_team_slot_off(int slot)
 {
     return weft_team_pool.off + (uint64_t)slot * weft_team_pool.slot_size;
+}
+/* The issuing path's receive area of slot for arrival word word: its heap
+ * offset, and this PE's address of it. */
+static inline uint64_t weft_team_nb_area_off(int slot, int word)
+{
+    return weft_team_pool.nb_area_off +
+           ((uint64_t)slot * WEFT_NB_AREAS + (uint64_t)word) * weft_team_pool.nb_area;
+}
+static inline char *weft_team_nb_area(int slot, int word)
+{
+    return weft_team_pool.base + (weft_team_nb_area_off(slot, word) - weft_team_pool.off);
 }
 /* A few control words per slot after the counters (split agreement). */
 #define WEFT_TEAM_CTL_WORDS 8
