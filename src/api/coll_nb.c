@@ -3,7 +3,8 @@
  * requests: the direct path, where every member of the team maps every
  * other's memory and no thread is needed (below); the issuing path, where
  * libfabric reaches a member and a collective of one round is issued
- * whole at the start (see "the issuing path"); and the engine, a queue
+ * whole at the start (see "the issuing path"; a reduction is an allgather
+ * into receive areas, reduced locally at completion); and the engine, a queue
  * the application thread posts to and a thread that runs it, in the order
  * they were posted, with the same algorithms as the blocking collectives
  * (coll_engine.c) through a context of its own; shmem_req_test and
@@ -32,7 +33,8 @@
  * use none of the team's other counters.
  *
  * Why a thread where neither can run: a collective through libfabric
- * with several rounds (collect, the reductions) is a chain of rounds,
+ * with several rounds (collect, a reduction too large for the receive
+ * areas) is a chain of rounds,
  * each waiting for a peer's signal, and the application computes between
  * starting it and waiting for it. A
  * thread that sleeps while nothing is queued and runs every round as soon
@@ -631,10 +633,15 @@ static int one_round(enum weft_nb_kind kind)
 /* A reduction's pieces on the issuing path: each member's block of a piece
  * is at most its share of a receive area, 64-byte aligned (stride bytes
  * apart in the area), and per elements long but the last. Returns how many
- * pieces, 0 where the reduction needs more than the ring holds (or there
- * are no areas): then it runs on the engine. */
+ * pieces, 0 where the reduction needs more than the ring holds (or the
+ * team's slot has no areas): then it runs on the engine. Each piece costs
+ * every PE n - 1 messages and their progress (over tcp about 90 us of CPU
+ * per PE and piece at 4 PEs), hence areas large enough for one piece of a
+ * typical reduction. */
 static int reduce_pieces(const struct weft_nb_op *op, size_t *per, size_t *stride)
 {
+    if (op->team->slot >= WEFT_TEAM_NB_AREA_SLOTS)
+        return 0;
     size_t share = (weft_team_pool.nb_area / (size_t)op->team->size) & ~(size_t)63;
     size_t most = share / op->esz;
     if (!most)

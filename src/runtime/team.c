@@ -69,7 +69,7 @@ static size_t pool_layout(struct weft_team_pool *p, int n, size_t heap_asked)
     if (area > WEFT_TEAM_NB_AREA_MAX)
         area = WEFT_TEAM_NB_AREA_MAX;
     p->nb_area = area & ~(size_t)63;
-    return (p->slot_size + WEFT_NB_AREAS * p->nb_area) * WEFT_TEAM_SLOTS;
+    return p->slot_size * WEFT_TEAM_SLOTS + WEFT_TEAM_NB_AREA_SLOTS * WEFT_NB_AREAS * p->nb_area;
 }
 
 size_t weft_team_pool_bytes(int n_pes, size_t heap_asked)

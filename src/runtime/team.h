@@ -39,6 +39,9 @@
 #define WEFT_HIER_INLINE_WORDS 8 /* a leaders' broadcast up to this many words streams */
 #define WEFT_NB_RING 8          /* direct non-blocking collectives outstanding per team */
 #define WEFT_NB_AREAS (2 * WEFT_NB_RING) /* the issuing path's arrival words per team */
+/* Slots below this have the issuing path's receive areas: the world and
+ * shared teams and the first teams made (slots are taken lowest first). */
+#define WEFT_TEAM_NB_AREA_SLOTS 8
 
 /* Counter indices inside a slot (and, for the active-set forms, inside the
  * user's pSync: see weft_coll_psync_index in collectives). */
@@ -162,7 +165,8 @@ struct weft_team_pool {
     uint64_t used;       /* bit s set: slot s belongs to a team this PE is in */
     /* The issuing path's receive areas (api/coll_nb.c): slot s's area for
      * arrival word w (ring entry x parity) is area number
-     * s * WEFT_NB_AREAS + w, nb_area bytes each, after the slots. */
+     * s * WEFT_NB_AREAS + w, nb_area bytes each, after the slots, for s <
+     * WEFT_TEAM_NB_AREA_SLOTS. */
     uint64_t nb_area_off; /* heap offset of area 0 */
     size_t nb_area;       /* bytes per area; 0: none */
 };

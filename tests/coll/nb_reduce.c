@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nb_reduce: the non-blocking reductions where members are reached
  * through libfabric, gathered at the start into every member's receive
  * area and reduced there at completion, with no engine thread:
@@ -9,7 +10,10 @@
  *     pieces, then only computes; every other PE completes it and tells
  *     PE 0 so before PE 0 calls weft again
  *   - no thread started by any of it; a reduction larger than the ring's
- *     pieces still completes (on the engine) */
+ *     pieces still completes (on the engine)
+ * Pieces and the engine need receive areas of 64 KiB (WEFT_COLL_NB_AREA,
+ * as CMakeLists.txt runs it): then BIG is several pieces at up to 4 PEs,
+ * and HUGE more than 8. */
 #include "weft_test.h"
 
 #include <complex.h>
