@@ -10,7 +10,8 @@
  *     pieces, then only computes; every other PE completes it and tells
  *     PE 0 so before PE 0 calls weft again
  *   - no thread started by any of it; a reduction larger than the ring's
- *     pieces still completes (on the engine)
+ *     pieces still completes (on the engine), and so do those of teams
+ *     whose scratch slot has no receive areas
  * Pieces and the engine need receive areas of 64 KiB (WEFT_COLL_NB_AREA,
  * as CMakeLists.txt runs it): then BIG is several pieces at up to 4 PEs,
  * and HUGE more than 8. */
@@ -223,6 +224,30 @@ static void beyond_the_ring(void)
     shmem_barrier_all();
 }
 
+/* More teams than the slots with receive areas: each team's reduction
+ * completes, on the issuing path or on the engine. */
+static void teams_beyond_the_areas(void)
+{
+    enum { TEAMS = 9 };
+    WT_PHASE("reductions on %d teams", TEAMS);
+    shmem_team_t team[TEAMS];
+    shmem_req_h r[TEAMS];
+    long *in = big, *out = big + TEAMS;
+    for (int i = 0; i < TEAMS; i++) {
+        in[i] = wt_me + i;
+        WT_EQ_NUM(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, wt_npes, NULL, 0, &team[i]), 0,
+                  "split %d", i);
+    }
+    for (int i = 0; i < TEAMS; i++)
+        WT_EQ_NUM(shmemx_long_sum_reduce_nb(team[i], out + i, in + i, 1, &r[i]), 0, "team %d", i);
+    for (int i = 0; i < TEAMS; i++) {
+        WT_EQ_NUM(shmem_req_wait(&r[i]), 0, "wait %d", i);
+        WT_EQ_NUM(out[i], (long)wt_npes * (wt_npes - 1) / 2 + (long)wt_npes * i, "team %d", i);
+        shmem_team_destroy(team[i]);
+    }
+    shmem_barrier_all();
+}
+
 int main(void)
 {
     wt_init("coll.nb_reduce");
@@ -237,6 +262,7 @@ int main(void)
     every_op_outstanding(); /* the ring's later uses */
     WT_EQ_NUM(wt_thread_count(), threads, "threads after the reductions");
     beyond_the_ring();
+    teams_beyond_the_areas();
     shmem_free(told);
     shmem_free(big);
     shmem_free(dst);
