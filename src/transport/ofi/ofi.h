@@ -56,8 +56,9 @@ static inline uint32_t weft_ofi_tx_state_only(int reason)
  *    too, so that the whole quiet's wait stays true); w_done_seen: wcntr's
  *    count when last read.
  *  coal_*: tx0's batch of coalesced puts (ofi_coalesce.c): records for
- *    coal_pe in coal_buf[0, coal_len), published to the progress thread
- *    up to coal_pub; coal_pe is -1 while no batch is open, so that a p
+ *    coal_pe in coal_buf[0, coal_pub), the length the application alone
+ *    writes, each store a release that publishes the records to the
+ *    progress thread; coal_pe is -1 while no batch is open, so that a p
  *    to coal_pe is appended inline (weft_ofi_coal_append_inline).
  * struct weft_ofi_tx reaches the same fields by their names too (an
  * anonymous member over the same list, ofi_internal.h). */
@@ -68,7 +69,7 @@ static inline uint32_t weft_ofi_tx_state_only(int reason)
     uint64_t w_issued;                                                                             \
     uint64_t w_done_seen;                                                                          \
     char *coal_buf;                                                                                \
-    uint32_t coal_len, coal_pub;                                                                   \
+    uint32_t coal_pub;                                                                             \
     int coal_pe;
 struct weft_ofi_tx_head {
     WEFT_OFI_TX_HEAD_FIELDS
@@ -212,7 +213,7 @@ static inline __attribute__((always_inline)) int
 weft_ofi_coal_append_inline(int seg, uint64_t off, const void *value, size_t len, int pe)
 {
     struct weft_ofi_tx_head *h = weft_ofi_head(&weft_ofi_tx0);
-    uint32_t at = h->coal_len;
+    uint32_t at = h->coal_pub; /* written by this thread alone */
     if (!(off < weft_ofi_fast.coal_limit[seg]) || pe != h->coal_pe ||
         at > WEFT_OFI_COAL_CAP - 16)
         return 0;
@@ -220,7 +221,6 @@ weft_ofi_coal_append_inline(int seg, uint64_t off, const void *value, size_t len
     uint64_t hdr = weft_ofi_coal_hdr(seg, off, len);
     memcpy(rec, &hdr, sizeof hdr);
     memcpy(rec + sizeof hdr, value, len <= 8 ? len : 8);
-    h->coal_len = at + 16;
     __atomic_store_n(&h->coal_pub, at + 16, __ATOMIC_RELEASE);
     return 1;
 }

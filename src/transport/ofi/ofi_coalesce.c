@@ -98,7 +98,6 @@ static void send_locked(struct weft_ofi_tx *tx, uint32_t upto, int ack)
 /* Under coal_lock, everything sent: begin the buffer anew. */
 static void restart_locked(struct weft_ofi_tx *tx)
 {
-    tx->coal_len = 0;
     tx->coal_pe = -1; /* no batch open: the inline append (ofi.h) stands aside */
     __atomic_store_n(&tx->coal_pub, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&tx->coal_sent, 0, __ATOMIC_RELAXED);
@@ -111,31 +110,34 @@ static void restart_locked(struct weft_ofi_tx *tx)
 void weft_ofi_coal_send(struct weft_ofi_tx *tx)
 {
     coal_lock(tx);
-    send_locked(tx, tx->coal_len, 0);
+    send_locked(tx, tx->coal_pub, 0);
     restart_locked(tx);
     coal_unlock(tx);
 }
 
 /* Room for a record of len bytes to pe, its header written: where its
- * bytes go. coal_publish then makes it visible to the progress thread. */
-static inline char *coal_record(struct weft_ofi_tx *tx, int seg, uint64_t off, size_t len, int pe)
+ * bytes go; *end: the batch's length with it, which coal_publish makes
+ * visible to the progress thread. coal_pub is the length (only this
+ * thread writes it, so it reads its own stores). */
+static inline char *coal_record(struct weft_ofi_tx *tx, int seg, uint64_t off, size_t len, int pe,
+                                uint32_t *end)
 {
     uint32_t need = rec_size(len);
-    if (WEFT_UNLIKELY(pe != tx->coal_pe || tx->coal_len + need > COAL_CAP)) {
-        if (tx->coal_len)
+    if (WEFT_UNLIKELY(pe != tx->coal_pe || tx->coal_pub + need > COAL_CAP)) {
+        if (tx->coal_pub)
             weft_ofi_coal_send(tx);
         tx->coal_pe = pe; /* before the release of coal_pub below */
     }
-    char *rec = tx->coal_buf + tx->coal_len;
+    char *rec = tx->coal_buf + tx->coal_pub;
     uint64_t hdr = weft_ofi_coal_hdr(seg, off, len);
     memcpy(rec, &hdr, sizeof hdr);
-    tx->coal_len += need;
+    *end = tx->coal_pub + need;
     return rec + REC_HDR;
 }
 
-static inline void coal_publish(struct weft_ofi_tx *tx)
+static inline void coal_publish(struct weft_ofi_tx *tx, uint32_t end)
 {
-    __atomic_store_n(&tx->coal_pub, tx->coal_len, __ATOMIC_RELEASE);
+    __atomic_store_n(&tx->coal_pub, end, __ATOMIC_RELEASE);
     if (!(tx->enter_slow & WEFT_TX_COALESCED)) {
         tx->enter_slow |= WEFT_TX_COALESCED;
         weft_ofi_set_active(tx, 1);
@@ -146,8 +148,9 @@ static inline void coal_publish(struct weft_ofi_tx *tx)
 void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int pe)
 {
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
-    memcpy(coal_record(tx, seg, off, len, pe), src, len);
-    coal_publish(tx);
+    uint32_t end;
+    memcpy(coal_record(tx, seg, off, len, pe, &end), src, len);
+    coal_publish(tx, end);
 }
 
 /* shmem_TYPE_p: the value's len (<= 8) bytes at the start of bits. A
@@ -156,8 +159,9 @@ void weft_ofi_coal_put(int seg, uint64_t off, const void *src, size_t len, int p
 void weft_ofi_coal_put_word(uint64_t off, uint64_t bits, size_t len, int pe, int seg)
 {
     struct weft_ofi_tx *tx = &weft_ofi_tx0;
-    memcpy(coal_record(tx, seg, off, len, pe), &bits, sizeof bits);
-    coal_publish(tx);
+    uint32_t end;
+    memcpy(coal_record(tx, seg, off, len, pe, &end), &bits, sizeof bits);
+    coal_publish(tx, end);
 }
 
 /* From a wait loop or the progress thread: send what was published,
@@ -195,8 +199,8 @@ void weft_ofi_tx_enter_slow(struct weft_ofi_tx *tx)
          * since the last settle gets an empty acknowledged one behind it. */
         coal_lock(tx);
         int covered = -1;
-        if (tx->coal_len != __atomic_load_n(&tx->coal_sent, __ATOMIC_RELAXED)) {
-            send_locked(tx, tx->coal_len, 1);
+        if (tx->coal_pub != __atomic_load_n(&tx->coal_sent, __ATOMIC_RELAXED)) {
+            send_locked(tx, tx->coal_pub, 1);
             covered = tx->coal_pe;
         }
         for (int i = 0; i < tx->coal_ndirty; i++) {

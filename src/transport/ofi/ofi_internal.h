@@ -108,11 +108,12 @@ struct weft_ofi_tx {
     uint64_t am_done;   /* replies received (updated by progress) */
 
     /* ---- coalesced puts (ofi_coalesce.c; tx0 only, when weft_ofi.put.coalesce):
-     * records for coal_pe in coal_buf[0, coal_len), the application's own
-     * count; coal_pub publishes it to the progress thread; coal_sent
-     * (under coal_lock) is what has left. The first four are in the head
-     * (ofi.h), where the inline p appends to an open batch. */
-    uint32_t coal_sent; /* coal_buf, coal_len, coal_pub, coal_pe: the head */
+     * records for coal_pe in coal_buf[0, coal_pub), the length written
+     * by the application alone and published to the progress thread with
+     * each release store; coal_sent (under coal_lock) is what has left.
+     * The first three are in the head (ofi.h), where the inline p appends
+     * to an open batch. */
+    uint32_t coal_sent; /* coal_buf, coal_pub, coal_pe: the head */
     int coal_lock;
     /* PEs sent batches since the last settle (under coal_lock): each gets
      * one acknowledged message then. */
