@@ -60,6 +60,16 @@ check written inside a macro body (shmem_TYPE_p's heap compare, in
 WEFT_DEF_API_PG) has the line of the macro's use, shared with code that is
 not a check, so it is not marked and stays in net.
 
+Waits for replies. Over tcp the quiet and GASNet's sync after a put send
+the coalesced batch acknowledged and wait for the acknowledgement
+(weft_ofi_wait_replies), polling a number of times that depends on the
+network and the load, not on the code. For each such call the table is
+followed by its polls per call (calls of weft_ofi_reply_pause), weft's own
+instructions per poll (those of weft_ofi_wait_replies and every function
+it reaches, the acknowledgement's handling included, over the polls) and
+its own instructions without the polls (the batch's send, the quiet's
+bookkeeping): the two figures the code decides.
+
 Targets live in TARGETS below and nowhere else; the classes a target may
 name are own, libfabric, other, total, checks and net.
 """
@@ -122,12 +132,13 @@ TARGETS = [
     ("onnode", "shmem_long_atomic_add_static", "total", 24),
     # tcp coalesces shmem_TYPE_p (ofi_coalesce.c): to the PE whose batch is
     # open, the record is appended inline (ofi.h: the PE and the room
-    # tested, two stores, the length published): 31 in total, net 29; the
-    # call that opens a batch (one in 256 of 16-byte records) goes out of
-    # line, about 80. Out of line every time it was 80; one write each
-    # cost 48 own and about 1,170 in libfabric and its helpers.
-    ("tcp", "shmem_int_p", "total", 33),
-    ("tcp", "shmem_int_p", "net", 31),
+    # tested, two stores, the length stored and published in one release
+    # store): 30 in total, net 28; the call that opens a batch (one in 256
+    # of 16-byte records) goes out of line, about 80. Out of line every
+    # time it was 80; one write each cost 48 own and about 1,170 in
+    # libfabric and its helpers.
+    ("tcp", "shmem_int_p", "total", 31),
+    ("tcp", "shmem_int_p", "net", 29),
     # GASNet: an on-node Short request, an 8-byte put (inline in
     # gasnet.h: node range, one compare that checks the segment and picks
     # the path, the copy; 11 with a node known at run time), and the
@@ -153,7 +164,7 @@ TARGETS = [
     # weft_gasnet_put_nbi_u64 with the node's entry: the segment bound,
     # the test that gasnet.h does not map the node, and shmem_TYPE_p's
     # inline injection (shm) or inline append (tcp): 38 own, net 30 over
-    # shm, 41 and 33 over tcp (the goal, no more than shmem_int_p, is
+    # shm, 40 and 32 over tcp (the goal, no more than shmem_int_p, is
     # open: 4 more, the node's entry and the call from gasnet.h).
     ("shm", "gasnet_AMRequestShort0", "net", 106),
     ("shm", "gasnet_AMRequestShort0", "own", 115),
@@ -162,7 +173,7 @@ TARGETS = [
     ("shm", "gasnet_wait_syncnbi_puts", "own", 12),
     ("shm", "gasnet_put_nbi", "own", 40),
     ("shm", "gasnet_put_nbi", "net", 32),
-    ("tcp", "gasnet_put_nbi", "total", 43),
+    ("tcp", "gasnet_put_nbi", "total", 41),
 ]
 
 # The seed paper's figures (own instructions of its prototypes, which
@@ -205,6 +216,10 @@ PATHS = collections.OrderedDict([
 CLEARED_ENV = ("FI_PROVIDER", "WEFT_PROVIDER", "WEFT_ONNODE")
 
 CLASSES = ("own", "libfabric", "other")
+# A wait for replies and one poll of it (ofi_wait.c): where measure.py
+# splits a waiting call into its polls and the rest (poll_split).
+WAIT = "weft_ofi_wait_replies"
+POLL = "weft_ofi_reply_pause"
 # What a target may limit: the classes, their sum, and own split into the
 # argument checks and the rest (module docstring, "Checks").
 TARGET_CLASSES = CLASSES + ("total", "checks", "net")
@@ -248,6 +263,8 @@ class Profile:
         self.trigger = ""
         self.summary = None
         self.cost = collections.Counter()
+        # (caller function, callee function) -> number of calls
+        self.calls = collections.Counter()
 
 
 # Which name table each specification line uses (callgrind compresses names
@@ -263,7 +280,7 @@ def parse_profile(path):
     prof = Profile()
     names = {"ob": {}, "fl": {}, "fn": {}}
     positions = ["line"]
-    ob = fl = src = fn = None
+    ob = fl = src = fn = cfn = None
     last = []
     skip_call_cost = False
 
@@ -321,9 +338,12 @@ def parse_profile(path):
                 elif key == "fn":
                     fn = v
                     src = fl  # a new function starts in its own file
+                elif key == "cfn":
+                    cfn = v
                 continue
             if sep and key == "calls":
                 skip_call_cost = True
+                prof.calls[(fn, cfn)] += int(value.split()[0])
                 continue
             if sep and key in ("jump", "jcnd"):
                 continue
@@ -456,6 +476,31 @@ def per_call(calls, prof, program):
     return result
 
 
+def poll_split(calls, prof, program):
+    """A wait for replies (quiet over tcp: the coalesced batch's
+    acknowledgement) split into its polls and the rest: the calls to
+    POLL per call, weft's own instructions per poll (those of WAIT and of
+    every function it reaches, the reply's handling included, over the
+    polls), and weft's own instructions outside WAIT per call. None when
+    the call made no poll."""
+    polls = sum(n for (_caller, callee), n in prof.calls.items() if callee == POLL)
+    if not polls:
+        return None
+    reach, todo = {WAIT}, [WAIT]
+    while todo:
+        f = todo.pop()
+        for (caller, callee) in prof.calls:
+            if caller == f and callee not in reach:
+                reach.add(callee)
+                todo.append(callee)
+    own = inside = 0
+    for (obj, src, fn, _line, _instr), ir in prof.cost.items():
+        if classify(obj, src, program) == "own":
+            own += ir
+            inside += ir if fn in reach else 0
+    return polls / calls, inside / polls, (own - inside) / calls
+
+
 def line_breakdown(calls, prof, program):
     """Where a call's instructions go: weft's per source line (file:line,
     function), libfabric's and the rest per function and object (libfabric
@@ -553,7 +598,11 @@ def main():
         env_text = " ".join("%s=%s" % kv for kv in PATHS[path].items()) or "(no env)"
         print("path %-6s %-36s %s" % (path, env_text, banner))
     lines_wanted = {}
+    polls = {}
     for (phase, path), (calls, prof) in kept.items():
+        split = poll_split(calls, prof, opts.program)
+        if split:
+            polls[(phase, path)] = split
         if "all" in opts.lines or phase in opts.lines or CALL_KEY[phase] in opts.lines:
             lines_wanted[(phase, path)] = line_breakdown(calls, prof, opts.program)
 
@@ -580,6 +629,17 @@ def main():
             if r["by_check"]:
                 print("  %-28s %-7s %s" % (CALL_KEY[phase], path, ", ".join(
                     "%s %.1f" % kv for kv in sorted(r["by_check"].items()))))
+
+    if polls:
+        print()
+        print("Waits for replies (%s), split into its polls (%s) and the rest, own "
+              "instructions; a poll's share includes the reply's handling:" % (WAIT, POLL))
+        for phase, shown in CALLS.items():
+            for path in paths:
+                if (phase, path) in polls:
+                    n, per_poll, rest = polls[(phase, path)]
+                    print("  %-28s %-7s %6.2f polls per call, %6.1f per poll, %6.1f without "
+                          "the polls" % (CALL_KEY[phase], path, n, per_poll, rest))
 
     for (phase, path), rows in lines_wanted.items():
         print()

@@ -642,11 +642,6 @@ static void flush_dirty(struct weft_ofi_tx *tx)
     tx->ndirty = 0;
 }
 
-/* Software atomics and acknowledged put batches still out on tx. */
-static __attribute__((noinline)) void wait_replies(struct weft_ofi_tx *tx)
-{
-    weft_ofi_wait_replies(tx);
-}
 
 /* The quiet, tx held. The counter waits are inline: after injected puts
  * alone (a message-rate loop's quiet, or put + quiet) the write counter
@@ -661,7 +656,7 @@ static inline __attribute__((always_inline)) void quiet_held(struct weft_ofi_tx 
     weft_ofi_wait_cntr(tx, 1, __atomic_load_n(&tx->r_issued, __ATOMIC_RELAXED), "shmem_quiet");
     if (__atomic_load_n(&tx->am_done, __ATOMIC_ACQUIRE) !=
         __atomic_load_n(&tx->am_issued, __ATOMIC_RELAXED))
-        wait_replies(tx);
+        weft_ofi_wait_replies(tx); /* software atomics, acknowledged put batches */
     tx->nbi_used = 0;
     tx->dc_writes = 0;
     tx->large_since_quiet = 0;

@@ -194,6 +194,14 @@ void weft_ofi_reply_pause(struct weft_ofi_tx *tx, unsigned *spins)
     arrivals_seen = weft_ofi_progress_try() ? seen : seen - 1;
 }
 
+void weft_ofi_wait_replies(struct weft_ofi_tx *tx)
+{
+    unsigned spins = 0;
+    while (__atomic_load_n(&tx->am_done, __ATOMIC_ACQUIRE) !=
+           __atomic_load_n(&tx->am_issued, __ATOMIC_RELAXED))
+        weft_ofi_reply_pause(tx, &spins);
+}
+
 /* A context's endpoint reports its failed operations on its own CQ; the
  * default's land in the shared CQ, which progress drains. */
 int weft_ofi_read_cq_error(struct fid_cq *cq, struct fi_cq_err_entry *err)
