@@ -384,9 +384,12 @@ def run_path(opts, path_name, env_extra):
     env["ICOUNT_VALGRIND_ARGS"] = "\n".join(vg_args)
     env["SHMEM_VERSION"] = "1"  # PE 0 names the provider it chose
     # The harness sits at 0x70000000 (CMakeLists.txt); the heap goes below
-    # it at 1 GiB, under valgrind's own code at 0x58000000 only if it may
-    # grow to 320 MiB, not to the machine's memory.
-    env["WEFT_HEAP_LIMIT"] = "320M"
+    # it at 1 GiB, between valgrind's own code at 0x58000000 and the
+    # program (384 MiB) only if it may grow to 256 MiB, not to the
+    # machine's memory: what weft reserves beside it (the reductions'
+    # receive areas, 64 MiB) must fit there too, or the static data falls
+    # out of the heap's window and shmem_int_p to a .bss variable takes 15.
+    env["WEFT_HEAP_LIMIT"] = "256M"
     cmd = [opts.launcher, "-n", "2", os.path.join(HERE, "callgrind-pe0"), opts.program,
            str(opts.calls)]
     try:
