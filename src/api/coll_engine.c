@@ -242,6 +242,8 @@ static inline void coll_wait(struct weft_coll *c, int idx, uint64_t count, int o
             weft_coll_engine_pause(c->ctx, &spins);
         else if (onnode)
             weft_poll_onnode_sleep(&c->flags[m], 0, v, &spins);
+        else if (c->remap == WEFT_COLL_REMAP_LEADERS)
+            weft_poll_remote_sleep(&c->flags[m], v, &spins);
         else
             weft_poll_yield(&spins);
     }

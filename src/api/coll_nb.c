@@ -188,7 +188,7 @@ void weft_coll_engine_pause(struct weft_ctx *ctx, unsigned *spins)
     /* Where the PE's completion queue has a descriptor (tcp on a full
      * host), the nap ends as soon as a peer's write or signal arrives, and
      * costs one system call instead of a sleep and a poll of every socket. */
-    if (!weft_transport_can_block() || weft_transport_block(weft_poll_nap_ns(k)) < 0)
+    if (!weft_transport_can_block() || weft_transport_block(weft_poll_nap_ns(k), NULL, 0) < 0)
         weft_poll_nap(k);
     weft_transport_progress_ctx(ctx);
     if ((k & 15) == 0)

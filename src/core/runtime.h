@@ -307,6 +307,12 @@ void weft_poll_onnode_sleep(const uint64_t *word, int high, uint64_t seen, unsig
  * node peer pe may be asleep in weft_poll_onnode_sleep: wake every PE
  * asleep on it if pe is asleep (returns 1), else nothing but one load. */
 int weft_onnode_wake(const uint64_t *word, int high, int pe);
+/* weft_poll_yield, where this host's PEs outnumber its CPUs (and
+ * WEFT_IDLE_NAP is not 0) and the provider has a wait object, sleeping on
+ * it instead of yielding after a few polls: for a wait on word (seen at
+ * the caller's last look) that a peer's update through libfabric writes,
+ * which ends the sleep as it arrives. */
+void weft_poll_remote_sleep(const uint64_t *word, uint64_t seen, unsigned *spins);
 /* The calling thread's waits (weft_poll_yield) spin briefly, then nap
  * (weft_poll_nap), and never yield: for a thread that
  * runs beside the application's (the engine of the non-blocking

@@ -139,7 +139,7 @@ static int idle_nap(unsigned s, uint64_t t)
     if (nap > (uint64_t)idle_nap_max_ns)
         nap = (uint64_t)idle_nap_max_ns;
     if (!counted) {
-        int woke = weft_transport_block(nap);
+        int woke = weft_transport_block(nap, NULL, 0);
         if (woke < 0)
             return 0;
         if (woke > 0)
@@ -387,6 +387,36 @@ int weft_onnode_wake(const uint64_t *word, int high, int pe)
     return 1;
 }
 
+/* Sleeping waits for a word that a peer on another node writes through
+ * libfabric: the node leaders waiting for each other in the hierarchical
+ * collectives. Where the host's PEs outnumber its CPUs and the provider
+ * has a wait object (tcp;ofi_rxm: the CQ's descriptor), a waiting leader
+ * polled the sockets and yielded, and as the members sleep, its yields
+ * came straight back: at 8 PEs on 4 simulated nodes over tcp the 4
+ * leaders kept 2 cores busy with about 220 epoll_wait each per barrier,
+ * while the leader whose signal they waited for queued for a core. After
+ * REMOTE_SPIN_POLLS polls (a few microseconds over tcp) the wait sleeps on
+ * the descriptor, which the arriving signal ends; REMOTE_SLEEP_NS bounds a
+ * sleep, as ONNODE_SLEEP_NS does. Elsewhere it is weft_poll_yield. */
+#define REMOTE_SPIN_POLLS 4u
+#define REMOTE_SLEEP_NS 1000000ull
+
+void weft_poll_remote_sleep(const uint64_t *word, uint64_t seen, unsigned *spins)
+{
+    if (idle_nap_max_ns <= 0 || *spins < REMOTE_SPIN_POLLS || !weft_transport_can_block()) {
+        weft_poll_yield(spins);
+        return;
+    }
+    unsigned s = ++*spins;
+    if (!(s & 15))
+        weft_wait_slow(s);
+    if (weft_transport_block(REMOTE_SLEEP_NS, word, seen) < 0) {
+        weft_poll_yield(spins);
+        return;
+    }
+    weft_transport_progress();
+}
+
 /* The first pause of a wait only takes the count (the caller's first look
  * at memory came before it); each later one sleeps until the count passes
  * it, then takes it again. Taking it applies what arrived (messages,
@@ -519,15 +549,24 @@ void weft_barrier_all_plan(int on)
 static uint32_t word_hi(uint64_t w) { return (uint32_t)(w >> SIG_BITS) & SIG_MASK; }
 static uint32_t word_lo(uint64_t w) { return (uint32_t)w & SIG_MASK; }
 
-/* Wait until *w carries tag; fold its signature fields into hi and lo.
- * onnode: *w is written by a node peer through the mapping. */
-static void await_word(const uint64_t *w, uint64_t tag, uint32_t *hi, uint32_t *lo, int onnode)
+/* Who writes the word a barrier round waits on. */
+enum word_writer {
+    WORD_ANY,      /* any PE: the flat barrier */
+    WORD_ONNODE,   /* a node peer, through the mapping */
+    WORD_LEADER    /* another node's leader, through libfabric */
+};
+
+/* Wait until *w carries tag; fold its signature fields into hi and lo. */
+static void await_word(const uint64_t *w, uint64_t tag, uint32_t *hi, uint32_t *lo,
+                       enum word_writer from)
 {
     unsigned spins = 0;
     uint64_t v;
     while (((v = __atomic_load_n(w, __ATOMIC_ACQUIRE)) >> 48) != tag) {
-        if (onnode)
+        if (from == WORD_ONNODE)
             weft_poll_onnode_sleep(w, 1, v, &spins);
+        else if (from == WORD_LEADER)
+            weft_poll_remote_sleep(w, v, &spins);
         else
             weft_poll_yield(&spins);
     }
@@ -553,7 +592,7 @@ static void disseminate(const int *peers, int n, int me, uint64_t *flag, uint64_
                                   off0 + (uint64_t)me * sizeof(uint64_t), word,
                                   peers[(me + i) % n]);
         for (int i = 1; i < n; i++)
-            await_word(&flag[(me + i) % n], tag, hi, lo, 0);
+            await_word(&flag[(me + i) % n], tag, hi, lo, WORD_LEADER);
         return;
     }
     int round = 0;
@@ -562,7 +601,7 @@ static void disseminate(const int *peers, int n, int me, uint64_t *flag, uint64_
         weft_transport_notify(&weft_ctx_default, WEFT_SEG_HEAP,
                               off0 + (uint64_t)round * sizeof(uint64_t),
                               tag << 48 | (uint64_t)*hi << SIG_BITS | *lo, peer);
-        await_word(&flag[round], tag, hi, lo, 0);
+        await_word(&flag[round], tag, hi, lo, peers ? WORD_LEADER : WORD_ANY);
     }
 }
 
@@ -587,11 +626,11 @@ int weft_barrier_all_signed(uint32_t sig)
         __atomic_store_n(&sym->barrier_up[parity], tag << 48 | (uint64_t)hi << SIG_BITS | lo,
                          __ATOMIC_RELEASE);
         weft_onnode_wake(&sym->barrier_up[parity], 1, hb.leader);
-        await_word(hb.down + parity, tag, &hi, &lo, 1);
+        await_word(hb.down + parity, tag, &hi, &lo, WORD_ONNODE);
     } else {
         for (int j = 0; j < hb.nlocal; j++)
             if (hb.up[j])
-                await_word(hb.up[j] + parity, tag, &hi, &lo, 1);
+                await_word(hb.up[j] + parity, tag, &hi, &lo, WORD_ONNODE);
         disseminate(hb.leaders, hb.nlead, hb.my_lead, flag, tag, &hi, &lo);
         __atomic_store_n(&sym->barrier_down[parity], tag << 48 | (uint64_t)hi << SIG_BITS | lo,
                          __ATOMIC_RELEASE);

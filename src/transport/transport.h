@@ -344,10 +344,12 @@ static inline int weft_transport_can_block(void)
     return !weft_onnode.all_direct && weft_ofi_can_block();
 }
 /* Sleep at most ns, or until traffic arrives: 1 if it did (or was already
- * there), 0 if the time ran out, -1 if the provider refused the wait. */
-static inline int weft_transport_block(uint64_t ns)
+ * there), 0 if the time ran out, -1 if the provider refused the wait.
+ * With word (else NULL): not at all if it no longer holds seen, for a
+ * wait on a word that a peer's arriving update writes. */
+static inline int weft_transport_block(uint64_t ns, const uint64_t *word, uint64_t seen)
 {
-    return weft_ofi_block(ns);
+    return weft_ofi_block(ns, word, seen);
 }
 
 /* ---- counters (counting puts and pushes, src/api/counting.c) -------------

@@ -399,7 +399,7 @@ int weft_ofi_served(uint64_t *count);
  * where the CQ was opened with one (an oversubscribed host over tcp) and
  * the thread is not waiting for a context endpoint's own CQ. */
 int weft_ofi_can_block(void);
-int weft_ofi_block(uint64_t ns);
+int weft_ofi_block(uint64_t ns, const uint64_t *word, uint64_t seen);
 
 /* Introspection for weft-info and SHMEM_INFO. */
 const char *weft_ofi_provider_name(void);

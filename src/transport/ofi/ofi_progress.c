@@ -134,14 +134,23 @@ int weft_ofi_can_block(void)
     return weft_ofi.progress.wait_fd >= 0 && !weft_ofi_waiting_own_cq;
 }
 
-int weft_ofi_block(uint64_t ns)
+/* With a word: the progress thread may have read what changes it from
+ * the CQ and not written it yet (its drain holds progress.lock), and no
+ * later arrival would end the sleep, so a drain under way or a changed
+ * word, looked at once the descriptor is armed, ends it at once. */
+int weft_ofi_block(uint64_t ns, const uint64_t *word, uint64_t seen)
 {
+    if (word && __atomic_load_n(&weft_ofi.progress.lock, __ATOMIC_ACQUIRE))
+        return 1;
     struct fid *f = &weft_ofi.fab.cq->fid;
     int rc = fi_trywait(weft_ofi.fab.fabric, &f, 1);
     if (rc == -FI_EAGAIN)
         return 1;
     if (rc != 0)
         return -1;
+    if (word && (__atomic_load_n(word, __ATOMIC_ACQUIRE) != seen ||
+                 __atomic_load_n(&weft_ofi.progress.lock, __ATOMIC_ACQUIRE)))
+        return 1;
     struct pollfd pf = {weft_ofi.progress.wait_fd, POLLIN, 0};
     struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
     return ppoll(&pf, 1, &ts, NULL) > 0;
