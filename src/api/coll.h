@@ -81,6 +81,12 @@ void weft_coll_end(struct weft_coll *c);
  * it); wait until counter idx has had count more signals. */
 void weft_coll_signal(struct weft_coll *c, int idx, int pe, int fence, int64_t v);
 void weft_coll_wait(struct weft_coll *c, int idx, uint64_t count);
+/* len bytes from src to (seg, off) at team member pe, then a signal on its
+ * counter idx that is never seen before them, without a fence: one counted
+ * write where the transport has them. src is free on return. Team slot
+ * sessions only. */
+void weft_coll_put_signal(struct weft_coll *c, int seg, uint64_t off, const void *src, size_t len,
+                          int idx, int pe);
 /* The same where only node peers add to the counter, through the mapping
  * (weft_poll_yield_onnode). */
 void weft_coll_wait_onnode(struct weft_coll *c, int idx, uint64_t count);

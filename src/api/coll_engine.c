@@ -217,6 +217,21 @@ void weft_coll_signal(struct weft_coll *c, int idx, int pe, int fence, int64_t v
     weft_transport_signal_add(c->ctx, c->fseg, off, (uint64_t)v, wpe(c, pe));
 }
 
+/* len bytes from src to (seg, off) at team member pe, then 1 added to its
+ * counter idx, never seen there before the bytes: one counted write where
+ * the transport has them (transport.h, weft_transport_put_count), so no
+ * fence waits for the data between. src is free on return. Team slot
+ * sessions only (the carrier word is the slot's). */
+void weft_coll_put_signal(struct weft_coll *c, int seg, uint64_t off, const void *src, size_t len,
+                          int idx, int pe)
+{
+    sent_messages++;
+    weft_transport_put_count(c->ctx, seg, off, src, len,
+                             c->foff + (uint64_t)cidx(c, idx) * sizeof(uint64_t),
+                             c->foff + (uint64_t)WEFT_TF_NB_CARRIER * sizeof(uint64_t), 1,
+                             wpe(c, pe), 0);
+}
+
 /* What the hang report prints for a PE blocked on counter m (sync.c). */
 static void record_coll_wait(const struct weft_coll *c, int m, uint64_t want)
 {

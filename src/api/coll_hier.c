@@ -187,10 +187,18 @@ static void leader_gather(struct weft_coll *c, struct weft_hier *h, int count)
         wait_local(c, h, WEFT_TF_H_UP, (uint64_t)count);
 }
 
-static void release_members(struct weft_coll *c, struct weft_hier *h, int fence)
+/* fence: what was written into the members' memory before comes first;
+ * direct: all of it was stored through the mapping, so a CPU fence orders
+ * it (the transport's fence would also wait for the leaders' own traffic
+ * between nodes, over tcp a quiet: a round trip). */
+static void release_members(struct weft_coll *c, struct weft_hier *h, int fence, int direct)
 {
-    if (fence && h->nlocal > 1)
-        weft_transport_fence(c->ctx);
+    if (fence && h->nlocal > 1) {
+        if (direct && h->local_mapped)
+            __atomic_thread_fence(__ATOMIC_RELEASE);
+        else
+            weft_transport_fence(c->ctx);
+    }
     for (int j = 1; j < h->nlocal; j++)
         signal_local(c, h, WEFT_TF_H_DOWN, h->local[j], 0);
 }
@@ -230,7 +238,7 @@ void weft_coll_hier_barrier(struct weft_coll *c, struct weft_hier *h)
     struct weft_coll lc;
     leaders_session(&lc, c, h);
     leaders_barrier(&lc);
-    release_members(c, h, 0);
+    release_members(c, h, 0, 1);
 }
 
 static void resolve_dest(const struct weft_coll *c, void *dest, size_t len, int *seg,
@@ -290,8 +298,13 @@ static void leaders_bcast(struct weft_hier *h, struct weft_coll *lc, void *dest,
     for (int i = 1; i < L; i++)
         weft_coll_wait(lc, WEFT_TF_L_ENTERED + (me + i) % L, awaited);
     if (in_slot) {
-        seg = lc->fseg;
-        off = lc->foff + (uint64_t)buf * sizeof(uint64_t);
+        /* Data and signal in one counted write: a fence between them was
+         * a quiet over tcp (the signals before it were messages), a round
+         * trip to every leader on the root's leader's path. */
+        uint64_t boff = lc->foff + (uint64_t)buf * sizeof(uint64_t);
+        for (int i = 1; i < L; i++)
+            weft_coll_put_signal(lc, lc->fseg, boff, dest, len, WEFT_TF_BCAST, (me + i) % L);
+        return;
     }
     for (int i = 1; i < L; i++)
         weft_transport_put_nbi(lc->ctx, seg, off, dest, len,
@@ -306,11 +319,15 @@ static void leaders_bcast(struct weft_hier *h, struct weft_coll *lc, void *dest,
 static void push_to_members(struct weft_coll *c, struct weft_hier *h, const void *src, int seg,
                             uint64_t off, size_t len, int skip)
 {
-    for (int j = 1; j < h->nlocal; j++)
-        if (h->local[j] != skip)
-            weft_transport_put_nbi(c->ctx, seg, off, src, len,
-                                   weft_team_world_pe(c->team, h->local[j]));
-    release_members(c, h, 1);
+    int direct = 1;
+    for (int j = 1; j < h->nlocal; j++) {
+        if (h->local[j] == skip)
+            continue;
+        int w = weft_team_world_pe(c->team, h->local[j]);
+        direct &= weft_transport_ptr(seg, off, w) != NULL;
+        weft_transport_put_nbi(c->ctx, seg, off, src, len, w);
+    }
+    release_members(c, h, 1, direct);
 }
 
 /* The root copied source into its dest before this is called (the public
@@ -456,5 +473,5 @@ void weft_coll_hier_fcollect(struct weft_coll *c, struct weft_hier *h, void *des
     struct weft_coll lc;
     leaders_session(&lc, c, h);
     leaders_barrier(&lc);
-    release_members(c, h, 0);
+    release_members(c, h, 0, 1);
 }
