@@ -225,7 +225,7 @@ void weft_coll_signal(struct weft_coll *c, int idx, int pe, int fence, int64_t v
 void weft_coll_put_signal(struct weft_coll *c, int seg, uint64_t off, const void *src, size_t len,
                           int idx, int pe)
 {
-    sent_messages++;
+    sent_messages += 2; /* a put and a signal, as the counts define them */
     weft_transport_put_count(c->ctx, seg, off, src, len,
                              c->foff + (uint64_t)cidx(c, idx) * sizeof(uint64_t),
                              c->foff + (uint64_t)WEFT_TF_NB_CARRIER * sizeof(uint64_t), 1,
@@ -332,6 +332,21 @@ static void put_to(const struct weft_coll *c, int seg, uint64_t off, const void 
         sent_messages++;
         weft_transport_put(c->ctx, seg, off, src, len, wpe(c, pe));
     }
+}
+
+/* put_to, then 1 added to counter idx of pe, never seen there before the
+ * data: in a team slot session one counted write (weft_coll_put_signal:
+ * no fence, which over tcp after a message is a quiet, a round trip that
+ * waits for pe's progress), else a put, a fence and a signal. */
+static void put_then_signal(struct weft_coll *c, int seg, uint64_t off, const void *src,
+                            size_t len, int idx, int pe)
+{
+    if (!c->psync && len) {
+        weft_coll_put_signal(c, seg, off, src, len, idx, pe);
+        return;
+    }
+    put_to(c, seg, off, src, len, pe);
+    weft_coll_signal(c, idx, pe, 1, 1);
 }
 
 /* ---- barrier --------------------------------------------------------------- */
@@ -726,8 +741,8 @@ static void allreduce_rd(struct weft_coll *c, void *dest, const void *source, si
         memcpy(acc, (const char *)source + o * esz, bytes);
         if (me >= p2) {
             /* Fold in to me - p2, which sends the result back into dest. */
-            put_to(c, WEFT_SEG_HEAP, soff + weft_team_red_buf(pre, par), acc, bytes, me - p2);
-            weft_coll_signal(c, WEFT_TF_RED_PRE, me - p2, 1, 1);
+            put_then_signal(c, WEFT_SEG_HEAP, soff + weft_team_red_buf(pre, par), acc, bytes,
+                            WEFT_TF_RED_PRE, me - p2);
             weft_coll_wait(c, WEFT_TF_RED_POST, 1);
             continue;
         }
@@ -737,8 +752,8 @@ static void allreduce_rd(struct weft_coll *c, void *dest, const void *source, si
         }
         for (int k = 0; k < R; k++) {
             int q = weft_sched_rd_partner(me, k);
-            put_to(c, WEFT_SEG_HEAP, soff + weft_team_red_buf(k, par), acc, bytes, q);
-            weft_coll_signal(c, WEFT_TF_RED_ROUND + k, q, 1, 1);
+            put_then_signal(c, WEFT_SEG_HEAP, soff + weft_team_red_buf(k, par), acc, bytes,
+                            WEFT_TF_RED_ROUND + k, q);
             weft_coll_wait(c, WEFT_TF_RED_ROUND + k, 1);
             const char *in = slot + weft_team_red_buf(k, par);
             if (me < q)
@@ -747,10 +762,8 @@ static void allreduce_rd(struct weft_coll *c, void *dest, const void *source, si
                 op(acc, in, acc, m);
         }
         memcpy((char *)dest + o * esz, acc, bytes);
-        if (me < rem) {
-            put_to(c, dseg, doff + o * esz, acc, bytes, me + p2);
-            weft_coll_signal(c, WEFT_TF_RED_POST, me + p2, 1, 1);
-        }
+        if (me < rem)
+            put_then_signal(c, dseg, doff + o * esz, acc, bytes, WEFT_TF_RED_POST, me + p2);
     }
 }
 
