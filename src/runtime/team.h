@@ -89,46 +89,61 @@ enum {
 struct weft_federation; /* api/federation.c: the split this team came from */
 struct weft_hier;       /* api/coll_hier.c: node and leader layout, when used */
 
+/* SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED are the addresses of the two
+ * exported teams below, and a program linked against weft holds its own
+ * copy of them of the size the library had then (a copy relocation). The
+ * size is therefore fixed, with room to grow, so that a program keeps
+ * running on a newer library. */
+#define WEFT_TEAM_ABI_BYTES 8192
+
 struct weft_team {
-    int start, stride, size; /* world PEs start + i*stride, i < size (members == NULL) */
-    int my_pe;               /* this PE's index in the team */
-    int *members;            /* world PE of each team index, or NULL when strided */
-    int slot;                /* scratch slot index, or WEFT_TEAM_NO_SLOT */
-    int predefined;
-    long config_mask;
-    int num_contexts;        /* from shmem_team_config_t */
-    uint64_t red_chunks;     /* reduction chunks done (buffer parity) */
-    uint64_t expect[WEFT_TF_COUNT]; /* signals awaited so far per counter */
-    /* Non-blocking collectives on this team queued by the application
-     * thread, and run by their engine (api/coll_nb.c); expect[] and
-     * red_chunks belong to the engine while they differ. */
-    uint64_t nb_issued;
-    uint64_t nb_done;
-    /* Those the direct path ran (no engine): how many were started here,
-     * and whether every member's memory is mapped (0 not yet known, 1
-     * yes, -1 no). */
-    uint64_t nb_direct_seq;
-    int nb_direct;
-    /* Those the issuing path started (no engine): how many, and the
-     * arrivals each ring entry's counters reach, per parity of use. */
-    uint64_t nb_issue_seq;
-    uint64_t nb_issue_expect[WEFT_NB_AREAS];
-    /* The issuing path's reductions: per arrival word, the piece of a
-     * reduction its latest use received into the word's receive area, and
-     * how far it was reduced into dest (api/coll_nb.c). */
-    struct weft_nb_piece {
-        uint64_t claimed, reduced; /* uses' sequence number + 1: taken, written to dest */
-        uint64_t want;             /* the word's arrivals once the piece is in */
-        char *dest;                /* where the piece's elements go */
-        size_t count, esz, stride; /* elements, their size, bytes per member's block */
-        void (*red)(void *out, const void *a, const void *b, size_t n);
-        int in_place;              /* dest is the source */
-    } nb_piece[WEFT_NB_AREAS];
-    uint64_t nb_piece_seq[WEFT_NB_AREAS]; /* the latest use + 1 when a piece, else 0 */
-    struct weft_federation *fed;    /* set by the federation splits (a reference) */
-    struct weft_hier *hier;         /* made by the first collective that asks */
-    int hier_checked;               /* hier was decided (NULL: flat algorithms) */
+    union {
+        struct {
+            int start, stride, size; /* world PEs start + i*stride, i < size (members == NULL) */
+            int my_pe;               /* this PE's index in the team */
+            int *members;            /* world PE of each team index, or NULL when strided */
+            int slot;                /* scratch slot index, or WEFT_TEAM_NO_SLOT */
+            int predefined;
+            long config_mask;
+            int num_contexts;        /* from shmem_team_config_t */
+            uint64_t red_chunks;     /* reduction chunks done (buffer parity) */
+            uint64_t expect[WEFT_TF_COUNT]; /* signals awaited so far per counter */
+            /* Non-blocking collectives on this team queued by the application
+             * thread, and run by their engine (api/coll_nb.c); expect[] and
+             * red_chunks belong to the engine while they differ. */
+            uint64_t nb_issued;
+            uint64_t nb_done;
+            /* Those the direct path ran (no engine): how many were started here,
+             * and whether every member's memory is mapped (0 not yet known, 1
+             * yes, -1 no). */
+            uint64_t nb_direct_seq;
+            int nb_direct;
+            /* Those the issuing path started (no engine): how many, and the
+             * arrivals each ring entry's counters reach, per parity of use. */
+            uint64_t nb_issue_seq;
+            uint64_t nb_issue_expect[WEFT_NB_AREAS];
+            /* The issuing path's reductions: per arrival word, the piece of a
+             * reduction its latest use received into the word's receive area, and
+             * how far it was reduced into dest (api/coll_nb.c). */
+            struct weft_nb_piece {
+                uint64_t claimed, reduced; /* uses' sequence number + 1: taken, written to dest */
+                uint64_t want;             /* the word's arrivals once the piece is in */
+                char *dest;                /* where the piece's elements go */
+                size_t count, esz, stride; /* elements, their size, bytes per member's block */
+                void (*red)(void *out, const void *a, const void *b, size_t n);
+                int in_place;              /* dest is the source */
+            } nb_piece[WEFT_NB_AREAS];
+            uint64_t nb_piece_seq[WEFT_NB_AREAS]; /* the latest use + 1 when a piece, else 0 */
+            struct weft_federation *fed;    /* set by the federation splits (a reference) */
+            struct weft_hier *hier;         /* made by the first collective that asks */
+            int hier_checked;               /* hier was decided (NULL: flat algorithms) */
+        };
+        unsigned char abi_bytes[WEFT_TEAM_ABI_BYTES];
+    };
 };
+_Static_assert(sizeof(struct weft_team) == WEFT_TEAM_ABI_BYTES,
+               "struct weft_team outgrew its exported size: raise WEFT_TEAM_ABI_BYTES "
+               "(an ABI change)");
 
 WEFT_EXPORT extern struct weft_team weft_team_world; /* SHMEM_TEAM_WORLD */
 WEFT_EXPORT extern struct weft_team weft_team_shared; /* SHMEM_TEAM_SHARED */

@@ -22,11 +22,24 @@
 
 /* A communication context as the API layer sees it (shmem_ctx_t points to
  * one). Each carries its own transport resources. */
+/* SHMEM_CTX_DEFAULT is the address of the exported weft_ctx_default, of
+ * which a program holds a copy of the library's size at link time (a copy
+ * relocation): the size is fixed, with room to grow. */
+#define WEFT_CTX_ABI_BYTES 64
+
 struct weft_ctx {
-    struct weft_ofi_tx *ofi;
-    long options;
-    struct weft_team *team;
+    union {
+        struct {
+            struct weft_ofi_tx *ofi;
+            long options;
+            struct weft_team *team;
+        };
+        unsigned char abi_bytes[WEFT_CTX_ABI_BYTES];
+    };
 };
+_Static_assert(sizeof(struct weft_ctx) == WEFT_CTX_ABI_BYTES,
+               "struct weft_ctx outgrew its exported size: raise WEFT_CTX_ABI_BYTES "
+               "(an ABI change)");
 
 WEFT_EXPORT extern struct weft_ctx weft_ctx_default; /* SHMEM_CTX_DEFAULT */
 
