@@ -267,6 +267,30 @@ static inline void wt_req_complete_reverse(shmem_req_h *r, int n)
     }
 }
 
+/* The draft's progress without the caller polling: PE 0 only computes
+ * (no weft call) while the other PEs complete the collective r and count
+ * themselves in PE 0's symmetric word told; PE 0 checks that all of them
+ * finished first (20 s at most), then completes r itself. */
+static inline void wt_complete_while_pe0_computes(shmem_req_h *r, long *told)
+{
+    int n = shmem_n_pes();
+    if (shmem_my_pe() == 0) {
+        int waited = 0;
+        while (__atomic_load_n(told, __ATOMIC_ACQUIRE) < n - 1 && waited < 20000) {
+            wt_compute_ms(5);
+            waited += 5;
+        }
+        WT_EQ_NUM(__atomic_load_n(told, __ATOMIC_ACQUIRE), n - 1,
+                  "PEs done while PE 0 computed (%d ms)", waited);
+    } else {
+        WT_EQ_NUM(shmem_req_wait(r), 0, "wait");
+        shmem_long_atomic_inc(told, 0);
+        shmem_quiet();
+    }
+    if (*r != SHMEM_REQ_INVALID)
+        WT_EQ_NUM(shmem_req_wait(r), 0, "wait");
+}
+
 static inline void wt_fill_bytes(void *buf, size_t len, int pe, size_t index0, unsigned tag)
 {
     unsigned char *b = (unsigned char *)buf;

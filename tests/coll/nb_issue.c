@@ -32,21 +32,7 @@ static void caller_not_polling(void)
     shmem_barrier_all();
     shmem_req_h r;
     WT_EQ_NUM(shmem_long_alltoall_nb(SHMEM_TEAM_WORLD, dst, src, BIG, &r), 0, "alltoall");
-    if (wt_me == 0) {
-        int waited = 0;
-        while (__atomic_load_n(told, __ATOMIC_ACQUIRE) < n - 1 && waited < 20000) {
-            wt_compute_ms(5);
-            waited += 5;
-        }
-        WT_EQ_NUM(__atomic_load_n(told, __ATOMIC_ACQUIRE), n - 1,
-                  "PEs done while PE 0 computed (%d ms)", waited);
-    } else {
-        WT_EQ_NUM(shmem_req_wait(&r), 0, "wait");
-        shmem_long_atomic_inc(told, 0);
-        shmem_quiet();
-    }
-    if (r != SHMEM_REQ_INVALID)
-        WT_EQ_NUM(shmem_req_wait(&r), 0, "wait");
+    wt_complete_while_pe0_computes(&r, told);
     for (int p = 0; p < n; p++)
         for (size_t e = 0; e < BIG; e += 4099)
             WT_EQ_NUM(dst[(size_t)p * BIG + e], p * 1000003L + (long)e, "from %d element %zu", p,

@@ -188,21 +188,7 @@ static void caller_not_polling(void)
     shmem_barrier_all();
     shmem_req_h r;
     WT_EQ_NUM(shmemx_long_sum_reduce_nb(SHMEM_TEAM_WORLD, big, big, BIG, &r), 0, "in place");
-    if (wt_me == 0) {
-        int waited = 0;
-        while (__atomic_load_n(told, __ATOMIC_ACQUIRE) < n - 1 && waited < 20000) {
-            wt_compute_ms(5);
-            waited += 5;
-        }
-        WT_EQ_NUM(__atomic_load_n(told, __ATOMIC_ACQUIRE), n - 1,
-                  "PEs done while PE 0 computed (%d ms)", waited);
-    } else {
-        WT_EQ_NUM(shmem_req_wait(&r), 0, "wait");
-        shmem_long_atomic_inc(told, 0);
-        shmem_quiet();
-    }
-    if (r != SHMEM_REQ_INVALID)
-        WT_EQ_NUM(shmem_req_wait(&r), 0, "wait");
+    wt_complete_while_pe0_computes(&r, told);
     long pes = (long)n * (n - 1) / 2 * 1000L;
     for (int e = 0; e < BIG; e++)
         WT_EQ_NUM(big[e], pes + (long)n * e, "in-place sum element %d", e);
