@@ -31,16 +31,10 @@
 
 static int me, npes;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* min and median of n block figures, PE 0 prints them. */
 static void report(const char *name, size_t size, double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
     char buf[64];
     snprintf(buf, sizeof buf, "%s_min", name);
     bench_result(buf, size, v[0], "us");

@@ -32,12 +32,6 @@ static long place_of(int s, int b, int r, long k)
 
 static unsigned seed_of(int s, int r, long k) { return (unsigned)(s * 131 + r * 17 + (int)k); }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 int main(int argc, char **argv)
 {
     int status = 0;
@@ -129,7 +123,7 @@ int main(int argc, char **argv)
         if (me == 0) {
             double med[2];
             for (int v = 0; v < 2; v++) {
-                qsort(per_round[v], (size_t)n[v], sizeof(double), cmp_double);
+                qsort(per_round[v], (size_t)n[v], sizeof(double), bench_cmp_double);
                 med[v] = per_round[v][n[v] / 2];
             }
             bench_result("key_exchange_default", size, med[0], "us");
