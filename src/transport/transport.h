@@ -21,10 +21,10 @@
 #pragma GCC visibility push(hidden) /* internal: direct access, no GOT */
 
 /* A communication context as the API layer sees it (shmem_ctx_t points to
- * one). Each carries its own transport resources. */
-/* SHMEM_CTX_DEFAULT is the address of the exported weft_ctx_default, of
- * which a program holds a copy of the library's size at link time (a copy
- * relocation): the size is fixed, with room to grow. */
+ * one). Each carries its own transport resources. SHMEM_CTX_DEFAULT is the
+ * address of the exported weft_ctx_default, of which a program holds a
+ * copy of the library's size at link time (a copy relocation): the size
+ * is fixed, with room to grow. */
 #define WEFT_CTX_ABI_BYTES 64
 
 struct weft_ctx {

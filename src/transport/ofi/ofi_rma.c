@@ -642,7 +642,6 @@ static void flush_dirty(struct weft_ofi_tx *tx)
     tx->ndirty = 0;
 }
 
-
 /* The quiet, tx held. The counter waits are inline: after injected puts
  * alone (a message-rate loop's quiet, or put + quiet) the write counter
  * is read once and nothing else calls out. */
