@@ -160,9 +160,11 @@ static inline int bench_cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* After the loop of iters timed calls, which ended at end (bench_now). */
-static inline void bench_win_report(struct bench_win *w, const char *name, size_t size,
-                                    long iters, double end)
+/* After the loop of iters timed calls, which ended at end (bench_now);
+ * scale turns a call's time into the reported latency (a ping-pong's
+ * round trip is two one-way latencies: 0.5). */
+static inline void bench_win_report_scaled(struct bench_win *w, const char *name, size_t size,
+                                           long iters, double end, double scale)
 {
     if (!w->stamp)
         return;
@@ -170,7 +172,7 @@ static inline void bench_win_report(struct bench_win *w, const char *name, size_
         w->stamp[w->n++] = end; /* closes the last window */
     long k = w->n - 1;
     for (long i = 0; i < k; i++)
-        w->stamp[i] = 1e6 * (w->stamp[i + 1] - w->stamp[i]) / BENCH_LAT_WINDOW;
+        w->stamp[i] = scale * 1e6 * (w->stamp[i + 1] - w->stamp[i]) / BENCH_LAT_WINDOW;
     if (k > 0) {
         qsort(w->stamp, (size_t)k, sizeof(double), bench_cmp_double);
         char n[96];
@@ -179,6 +181,12 @@ static inline void bench_win_report(struct bench_win *w, const char *name, size_
     }
     free(w->stamp);
     w->stamp = NULL;
+}
+
+static inline void bench_win_report(struct bench_win *w, const char *name, size_t size,
+                                    long iters, double end)
+{
+    bench_win_report_scaled(w, name, size, iters, end, 1.0);
 }
 
 /* Fill / check a buffer with a pattern that depends on the size and a seed,

@@ -10,7 +10,8 @@
  * and p, and shmem_signal_wait_until; reported as put_signal_lat.
  * --quiet: no ping-pong: PE 0 alone times shmem_putmem + shmem_quiet, one
  * pair at a time (the put to remote completion, as a program that needs the
- * data there before it goes on); reported as put_quiet_lat. */
+ * data there before it goes on); reported as put_quiet_lat.
+ * --windows (bench_core.h) adds the median window of PE 0's loop. */
 #include "bench.h"
 
 static uint64_t *flag; /* symmetric (heap, so --static changes only the
@@ -63,13 +64,18 @@ int main(int argc, char **argv)
         double t0 = 0;
         if (with_quiet) {
             if (me == 0) {
+                struct bench_win w = bench_win_open(&o, iters);
                 for (long i = 0; i < warm + iters; i++) {
                     if (i == warm)
                         t0 = bench_now();
+                    if (i >= warm)
+                        bench_win_mark(&w, i - warm);
                     shmem_putmem(buf, src, size, 1);
                     shmem_quiet();
                 }
-                bench_result(name, size, 1e6 * (bench_now() - t0) / (double)iters, "us");
+                double t1 = bench_now();
+                bench_result(name, size, 1e6 * (t1 - t0) / (double)iters, "us");
+                bench_win_report(&w, name, size, iters, t1);
             }
             shmem_barrier_all();
             if (me == 1 && bench_check(buf, size, 0) != 0) {
@@ -80,11 +86,16 @@ int main(int argc, char **argv)
                 break;
             continue;
         }
+        struct bench_win w = {NULL, 0, 0}; /* PE 0 reports */
+        if (me == 0)
+            w = bench_win_open(&o, iters);
         if (me < 2) {
             int peer = 1 - me;
             for (long i = 0; i < warm + iters; i++) {
                 if (i == warm)
                     t0 = bench_now();
+                if (i >= warm)
+                    bench_win_mark(&w, i - warm);
                 round++;
                 if (me == 1)
                     shmem_signal_wait_until(flag, SHMEM_CMP_GE, (uint64_t)round);
@@ -105,8 +116,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "put_lat: PE %d: wrong data at size %zu\n", me, size);
             status = 1;
         }
-        if (me == 0)
+        if (me == 0) {
             bench_result(name, size, 1e6 * t / (2.0 * (double)iters), "us");
+            bench_win_report_scaled(&w, name, size, iters, t0 + t, 0.5);
+        }
         if (size > o.max_size / 2)
             break;
     }
