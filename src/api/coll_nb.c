@@ -4,7 +4,9 @@
  * other's memory and no thread is needed (below); the issuing path, where
  * libfabric reaches a member and a collective of one round is issued
  * whole at the start (see "the issuing path"; a reduction is an allgather
- * into receive areas, reduced locally at completion); and the engine, a queue
+ * into receive areas, reduced locally at completion, and a collect sends
+ * each block's length and head there, gathered into dest at completion);
+ * and the engine, a queue
  * the application thread posts to and a thread that runs it, in the order
  * they were posted, with the same algorithms as the blocking collectives
  * (coll_engine.c) through a context of its own; shmem_req_test and
@@ -33,8 +35,9 @@
  * use none of the team's other counters.
  *
  * Why a thread where neither can run: a collective through libfabric
- * with several rounds (collect, a reduction too large for the receive
- * areas) is a chain of rounds,
+ * with several rounds (a reduction too large for the receive areas, any
+ * collect or reduction of a team whose scratch slot has none) is a chain
+ * of rounds,
  * each waiting for a peer's signal, and the application computes between
  * starting it and waiting for it. A
  * thread that sleeps while nothing is queued and runs every round as soon
@@ -622,7 +625,12 @@ static void direct_wait_team(struct weft_team *t)
  * member has started u + 1, this PE included, which waited for u. The
  * counts of uses u and u + 2 thus never mix before u is complete; u + 1's
  * may arrive early, hence the two parities. Each PE knows every use's
- * arrivals, so it keeps the count a word reaches (nb_issue_expect). */
+ * arrivals, so it keeps the count a word reaches (nb_issue_expect). What
+ * collect blocks have beyond their slots is counted in a word of its own
+ * per entry and parity (WEFT_TF_NB_REST, nb_rest_expect): a PE's use u
+ * sends there only while it completes u, after every member started u,
+ * and a PE completing u waits for all of u's counts, so the same argument
+ * keeps the uses apart there. */
 
 static int one_round(enum weft_nb_kind kind)
 {
@@ -654,14 +662,25 @@ static int reduce_pieces(const struct weft_nb_op *op, size_t *per, size_t *strid
     return (int)pieces;
 }
 
+/* Bytes of a member's slot in a receive area for a collect on team t;
+ * 0 where its scratch slot has no areas, or they are too small. */
+static size_t gather_slot(const struct weft_team *t)
+{
+    if (t->slot >= WEFT_TEAM_NB_AREA_SLOTS)
+        return 0;
+    size_t slot = (weft_team_pool.nb_area / (size_t)t->size) & ~(size_t)63;
+    return slot >= 64 ? slot : 0;
+}
+
 static int takes_issue_path(const struct weft_nb_op *op, int path)
 {
     const struct weft_team *t = op->team;
     size_t per, stride;
     if (path == PATH_ENGINE || t->slot < 0 || t->size < 2 || !weft_transport_progresses_alone())
         return 0;
-    if (op->kind == WEFT_NB_REDUCE ? op->len && !reduce_pieces(op, &per, &stride)
-                                   : !one_round(op->kind))
+    if (op->kind == WEFT_NB_REDUCE      ? op->len && !reduce_pieces(op, &per, &stride)
+        : op->kind == WEFT_NB_COLLECT ? !gather_slot(t)
+                                      : !one_round(op->kind))
         return 0;
     /* Every member sends to every other: n - 1 messages per PE, where the
      * blocking barrier and broadcast send about log2 n (and a reduction
@@ -699,8 +718,8 @@ static void wait_arrivals(const struct weft_team *t, int word, uint64_t want, co
 
 /* The next sequence number of team t on the issuing path: first the ring
  * entry's previous use (the other parity) is complete here, and, where it
- * was a reduction's piece, reduced into its dest, since the entry's next
- * use of that parity may then send to this PE. */
+ * was a reduction's piece or a collect, written to its dest, since the
+ * entry's next use of that parity may then send to this PE. */
 static void piece_finish(struct weft_team *t, uint64_t seq, const struct weft_nb_piece *d,
                          const char *call);
 
@@ -716,14 +735,20 @@ static uint64_t issue_next(struct weft_team *t, const char *call)
     return k;
 }
 
-/* One counting put of len bytes from src to (seg, off) at team member i;
- * none (len 0): a data-less arrival. */
+/* One counting put of len bytes from src to (seg, off) at team member i,
+ * counted in its team flag word counter; none (len 0): a data-less count. */
+static void count_to(const struct weft_team *t, int i, int seg, uint64_t off, const void *src,
+                     size_t len, int counter)
+{
+    weft_transport_put_count(&weft_ctx_default, seg, off, src, len, slot_off(t, counter),
+                             slot_off(t, WEFT_TF_NB_CARRIER), 1, weft_team_world_pe(t, i), 1);
+}
+
+/* The same, counted as an arrival of arrival word word. */
 static void issue_to(const struct weft_team *t, int i, int seg, uint64_t off, const void *src,
                      size_t len, int word)
 {
-    weft_transport_put_count(&weft_ctx_default, seg, off, src, len,
-                             slot_off(t, WEFT_TF_NB_ARRIVED + word),
-                             slot_off(t, WEFT_TF_NB_CARRIER), 1, weft_team_world_pe(t, i), 1);
+    count_to(t, i, seg, off, src, len, WEFT_TF_NB_ARRIVED + word);
 }
 
 /* ---- the issuing path's reductions: allgather, then reduce here ----------
@@ -740,7 +765,21 @@ static void issue_to(const struct weft_team *t, int i, int seg, uint64_t off, co
  * (see issue_next): a PE that does not poll still never blocks a peer.
  * The piece's record in the team (claimed, reduced: sequence number + 1)
  * makes it happen once when a thread completes the request while another
- * starts the team's next collective. */
+ * starts the team's next collective.
+ *
+ * A collect takes the same areas, split into one slot per member
+ * (WEFT_COLL_NB_AREA / n, 64-byte aligned): every member sends its length
+ * and what fits of its block to its slot at every member, so no member
+ * needs another's length to take the path. At completion each PE, knowing
+ * every length, gathers the slots into dest in team order (gather_collect).
+ * What a block has beyond its slot moves at the completion of whichever
+ * of its owner and a member comes first: the member reads it from the
+ * owner's source, or the owner pushes it to the member's dest. A claim
+ * word per owner and member, in the owner's area, settles which: both
+ * swap their mark into it, and the one that finds an older use's value
+ * moves the rest; the other waits for that, which the first does in the
+ * same call. So no PE ever waits for another to reach a weft call, and
+ * an owner's source is left alone once its completion returns. */
 
 /* Combines the n blocks in area word into d's dest, in team order. */
 static void piece_reduce(const struct weft_team *t, int word, const struct weft_nb_piece *d)
@@ -751,8 +790,106 @@ static void piece_reduce(const struct weft_team *t, int word, const struct weft_
         d->red(d->dest, d->dest, area + (size_t)j * d->stride, d->count);
 }
 
+/* A collect in a receive area: member j's slot (stride bytes at j x
+ * stride) starts with the claim word of the area's owner and member j,
+ * then j's block length, then as much of the block as fits. */
+#define GATHER_CLAIM 0
+#define GATHER_LEN sizeof(uint64_t)
+#define GATHER_HEAD (2 * sizeof(uint64_t))
+
+/* Swaps mark into the claim word of owner member `owner` and member
+ * `member` (in the owner's area word, at the member's slot), and says
+ * whether this PE came first: the word held an older use's mark. Member
+ * j's slot at the owner came with j's header, which cleared the word:
+ * the owner swaps once every header is in, the member once its own have
+ * completed. */
+static int claim_first(const struct weft_team *t, int word, const struct weft_nb_piece *d,
+                       int owner, int member, uint64_t mark)
+{
+    uint64_t old;
+    weft_transport_amo(&weft_ctx_default, WEFT_AMO_SWAP, WEFT_DT_U64, WEFT_SEG_HEAP,
+                       weft_team_nb_area_off(t->slot, word) + (size_t)member * d->stride +
+                           GATHER_CLAIM,
+                       &mark, NULL, &old, weft_team_world_pe(t, owner));
+    return old < (mark & ~(uint64_t)1);
+}
+
+/* Collect seq (described by d), every member's slot in area word arrived:
+ * into dest in team order, this PE's block from its source and the
+ * others' from their slots; then the rest of the blocks longer than a
+ * slot (see above): this PE's own to each member that has not read it yet,
+ * the others' read from their owners where this PE comes first, each
+ * owner told; then it waits for what the others move instead. Ends with
+ * the quiet after which this PE's transfers have left its slot and its
+ * source. */
+static void gather_collect(struct weft_team *t, uint64_t seq, int word,
+                           const struct weft_nb_piece *d, const char *call)
+{
+    int n = t->size, me = t->my_pe;
+    const char *area = weft_team_nb_area(t->slot, word);
+    size_t fits = d->stride - GATHER_HEAD, at = 0, mine = 0;
+    uint64_t mark = 2 * (seq + 1), others = 0;
+    int longer = 0;
+    for (int j = 0; j < n; j++) {
+        const char *slot = area + (size_t)j * d->stride;
+        uint64_t len = d->count;
+        if (j == me) {
+            mine = at;
+            if (len)
+                memmove(d->dest + at, d->source, len);
+        } else {
+            memcpy(&len, slot + GATHER_LEN, sizeof len);
+            if (len)
+                memcpy(d->dest + at, slot + GATHER_HEAD, len < fits ? len : fits);
+        }
+        longer |= len > fits;
+        at += len;
+    }
+    weft_transport_quiet(&weft_ctx_default); /* this PE's headers, which cleared the claims */
+    if (!longer)
+        return;
+    if (d->count > fits) {
+        int dseg;
+        uint64_t doff;
+        weft_sym_resolve_or_die(call, "dest", d->dest, 1, &dseg, &doff);
+        for (int j = 0; j < n; j++) {
+            if (j == me)
+                continue;
+            if (claim_first(t, word, d, me, j, mark))
+                count_to(t, j, dseg, doff + mine + fits, d->source + fits, d->count - fits,
+                         WEFT_TF_NB_REST + word);
+            else
+                others++; /* j reads it, then tells this PE */
+        }
+    }
+    int sseg = 0;
+    uint64_t soff = 0;
+    at = 0;
+    for (int j = 0, resolved = 0; j < n; j++) {
+        uint64_t len = d->count;
+        if (j != me)
+            memcpy(&len, area + (size_t)j * d->stride + GATHER_LEN, sizeof len);
+        if (j != me && len > fits) {
+            if (!resolved++)
+                weft_sym_resolve_or_die(call, "source", d->source, 1, &sseg, &soff);
+            if (claim_first(t, word, d, j, me, mark | 1)) {
+                weft_transport_get(&weft_ctx_default, d->dest + at + fits, sseg, soff + fits,
+                                   len - fits, weft_team_world_pe(t, j));
+                count_to(t, j, WEFT_SEG_HEAP, 0, NULL, 0, WEFT_TF_NB_REST + word);
+            } else {
+                others++; /* j pushes it */
+            }
+        }
+        at += len;
+    }
+    uint64_t want = t->nb_rest_expect[word] += others;
+    wait_word(weft_team_flags(t->slot) + WEFT_TF_NB_REST + word, want, t, call, 1);
+    weft_transport_quiet(&weft_ctx_default); /* what it pushed left its source */
+}
+
 /* Waits for piece seq (described by d: the team's record for its starter,
- * the request's copy for the others) and reduces it into dest, once. */
+ * the request's copy for the others) and reduces or gathers it into dest,
+ * once. */
 static void piece_finish(struct weft_team *t, uint64_t seq, const struct weft_nb_piece *d,
                          const char *call)
 {
@@ -764,13 +901,17 @@ static void piece_finish(struct weft_team *t, uint64_t seq, const struct weft_nb
     uint64_t c = __atomic_load_n(&rec->claimed, __ATOMIC_RELAXED);
     if (c <= seq && __atomic_compare_exchange_n(&rec->claimed, &c, seq + 1, 0, __ATOMIC_ACQ_REL,
                                                 __ATOMIC_RELAXED)) {
-        if (d->in_place) /* this PE's transfers may still read the source */
-            weft_transport_quiet(&weft_ctx_default);
-        piece_reduce(t, word, d);
+        if (!d->red) {
+            gather_collect(t, seq, word, d, call);
+        } else {
+            if (d->in_place) /* this PE's transfers may still read the source */
+                weft_transport_quiet(&weft_ctx_default);
+            piece_reduce(t, word, d);
+        }
         __atomic_store_n(&rec->reduced, seq + 1, __ATOMIC_RELEASE);
         return;
     }
-    unsigned spins = 0; /* another thread of this PE is reducing it */
+    unsigned spins = 0; /* another thread of this PE is finishing it */
     while (__atomic_load_n(&rec->reduced, __ATOMIC_ACQUIRE) <= seq)
         weft_poll_yield(&spins);
 }
@@ -795,6 +936,7 @@ static void issue_reduce(struct weft_req *r)
             r->seq = k;
         rec->want = t->nb_issue_expect[word] += (uint64_t)(n - 1);
         rec->dest = (char *)op->dest + first * op->esz;
+        rec->source = NULL;
         rec->count = count;
         rec->esz = op->esz;
         rec->stride = stride;
@@ -811,6 +953,49 @@ static void issue_reduce(struct weft_req *r)
     }
 }
 
+/* Starts collect r on the issuing path: a cleared claim word, its length
+ * and what fits of its block to its slot of the area at every member
+ * (from its own slot, where it first writes them). No member needs
+ * another's length to take this path; the rest of a longer block moves at
+ * completion (gather_collect). */
+static void issue_collect(struct weft_req *r)
+{
+    const struct weft_nb_op *op = &r->op;
+    struct weft_team *t = op->team;
+    int n = t->size, me = t->my_pe;
+    size_t slot = gather_slot(t), fits = slot - GATHER_HEAD;
+    size_t head = op->len < fits ? op->len : fits;
+    uint64_t k = issue_next(t, op->call);
+    int word = arrived_word(k);
+    struct weft_nb_piece *rec = &t->nb_piece[word];
+    r->seq = k;
+    r->pieces = 1;
+    if (op->len > fits) { /* the members may read the rest from it */
+        int seg;
+        uint64_t off;
+        weft_sym_resolve_or_die(op->call, "source", op->source, op->len, &seg, &off);
+    }
+    rec->want = t->nb_issue_expect[word] += (uint64_t)(n - 1);
+    rec->dest = op->dest;
+    rec->source = op->source;
+    rec->count = op->len;
+    rec->esz = 1;
+    rec->stride = slot;
+    rec->red = NULL;
+    rec->in_place = 0;
+    t->nb_piece_seq[word] = k + 1;
+    r->piece[0] = *rec;
+    char *mine = weft_team_nb_area(t->slot, word) + (size_t)me * slot;
+    uint64_t head_words[2] = {0, op->len}; /* GATHER_CLAIM, GATHER_LEN */
+    memcpy(mine, head_words, sizeof head_words);
+    if (head)
+        memcpy(mine + GATHER_HEAD, op->source, head);
+    uint64_t off = weft_team_nb_area_off(t->slot, word) + (size_t)me * slot;
+    for (int step = 1; step < n; step++)
+        issue_to(t, weft_sched_pairwise_to(me, n, step), WEFT_SEG_HEAP, off, mine,
+                 GATHER_HEAD + head, word);
+}
+
 static void issue_start(struct weft_req *r)
 {
     const struct weft_nb_op *op = &r->op;
@@ -819,6 +1004,10 @@ static void issue_start(struct weft_req *r)
     r->issued = 1;
     if (op->kind == WEFT_NB_REDUCE && op->len) {
         issue_reduce(r);
+        return;
+    }
+    if (op->kind == WEFT_NB_COLLECT) {
+        issue_collect(r);
         return;
     }
     uint64_t k = issue_next(t, op->call);
@@ -880,9 +1069,10 @@ static void issue_start(struct weft_req *r)
 }
 
 /* Complete here: every member's transfer arrived (a reduction's, of every
- * piece, which is then reduced into dest), and this PE's own left its
- * source (the default context's quiet, once the arrivals are in: by then
- * its own transfers have usually completed as well). */
+ * piece, which is then reduced into dest; a collect's, which is then
+ * gathered into dest), and this PE's own left its source (the default
+ * context's quiet, once the arrivals are in: by then its own transfers
+ * have usually completed as well). */
 static int issue_done(const struct weft_req *r)
 {
     struct weft_team *t = r->op.team;
@@ -908,8 +1098,9 @@ static void issue_wait(const struct weft_req *r)
     weft_transport_quiet(&weft_ctx_default);
 }
 
-/* Waits for every issued collective started on team, and reduces the
- * reductions' pieces nobody completed (shmem_team_destroy). */
+/* Waits for every issued collective started on team, and finishes the
+ * reductions' pieces and the collects nobody completed
+ * (shmem_team_destroy). */
 static void issue_wait_team(struct weft_team *t)
 {
     for (int w = 0; w < WEFT_NB_AREAS; w++) {

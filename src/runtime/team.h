@@ -83,7 +83,11 @@ enum {
      * this PE; the carrier word takes the data-less ones' writes. */
     WEFT_TF_NB_ARRIVED = WEFT_TF_NB_LEN + WEFT_NB_RING,
     WEFT_TF_NB_CARRIER = WEFT_TF_NB_ARRIVED + 2 * WEFT_NB_RING,
-    WEFT_TF_COUNT
+    /* [2s + parity]: what collect blocks have beyond their slots of the
+     * receive area, pushed here by their owners, or read from this PE's
+     * source by the members (each tells it so). */
+    WEFT_TF_NB_REST,
+    WEFT_TF_COUNT = WEFT_TF_NB_REST + 2 * WEFT_NB_RING
 };
 
 struct weft_federation; /* api/federation.c: the split this team came from */
@@ -122,15 +126,18 @@ struct weft_team {
              * arrivals each ring entry's counters reach, per parity of use. */
             uint64_t nb_issue_seq;
             uint64_t nb_issue_expect[WEFT_NB_AREAS];
-            /* The issuing path's reductions: per arrival word, the piece of a
-             * reduction its latest use received into the word's receive area, and
-             * how far it was reduced into dest (api/coll_nb.c). */
+            uint64_t nb_rest_expect[WEFT_NB_AREAS]; /* the same for WEFT_TF_NB_REST */
+            /* The issuing path's reductions and collects: per arrival word, the
+             * piece of a reduction or the collect its latest use received into
+             * the word's receive area, and how far it was written to dest
+             * (api/coll_nb.c). */
             struct weft_nb_piece {
                 uint64_t claimed, reduced; /* uses' sequence number + 1: taken, written to dest */
                 uint64_t want;             /* the word's arrivals once the piece is in */
                 char *dest;                /* where the piece's elements go */
+                const char *source;        /* collect: this PE's block */
                 size_t count, esz, stride; /* elements, their size, bytes per member's block */
-                void (*red)(void *out, const void *a, const void *b, size_t n);
+                void (*red)(void *out, const void *a, const void *b, size_t n); /* NULL: collect */
                 int in_place;              /* dest is the source */
             } nb_piece[WEFT_NB_AREAS];
             uint64_t nb_piece_seq[WEFT_NB_AREAS]; /* the latest use + 1 when a piece, else 0 */
