@@ -5,9 +5,11 @@
  * Every batch, each PE makes its keys and buckets them by destination PE
  * (the computation), then the buckets travel to their owners (alltoall;
  * or, with --coll reduce, the batch's histogram is summed over the team,
- * as a sample sort does to choose its splitters). The blocking pipeline
- * does one after the other; the overlapped one exchanges batch i with
- * shmem_alltoall_nb (shmemx_sum_reduce_nb) while it computes batch i + 1
+ * as a sample sort does to choose its splitters; or, with --coll collect,
+ * every PE gets every PE's sample of its keys, about a quarter of them, a
+ * different number on every PE). The blocking pipeline does one after the
+ * other; the overlapped one exchanges batch i with shmem_alltoall_nb
+ * (shmemx_sum_reduce_nb, shmemx_collect_nb) while it computes batch i + 1
  * into the other half of a double buffer, then waits.
  *
  * The computation is sized to take as long as the blocking collective
@@ -19,7 +21,7 @@
  * Every batch's keys are checked at their owner, and both pipelines must
  * agree on the checksum of everything received.
  *
- *   oshrun -n 4 build/bin/overlap [--coll alltoall|reduce] [--keys N]
+ *   oshrun -n 4 build/bin/overlap [--coll alltoall|reduce|collect] [--keys N]
  *          [--batches B] [--reps R] [--rounds W] [--only blocking|overlapped]
  * --rounds fixes the computation at W mixing rounds per key instead (a
  * check of the results that need not wait for the calibration); --only
@@ -43,13 +45,14 @@
 
 static int me, npes;
 static size_t keys_per_pe = 1 << 15; /* per batch */
-static int batches = 8, reps = 5, use_reduce;
+static int batches = 8, reps = 5, use_reduce, use_collect;
 static unsigned work = 1;            /* mixing rounds per key */
 static int fixed_rounds;             /* --rounds: no calibration */
 static enum { BOTH, ONLY_BLOCKING, ONLY_OVERLAPPED } only; /* --only */
 static int account;                  /* --cpu */
 static uint64_t *src[2], *dst[2];    /* symmetric: buckets out, keys in */
 static long *hist_in[2], *hist_out[2];
+static uint64_t *samp_out[2], *samp_in[2]; /* symmetric: [count, samples...] out, every PE's in */
 static size_t nbins = 1 << 14;
 
 /* This process's CPU time, every thread's, user and system. */
@@ -80,15 +83,19 @@ static uint64_t mix(uint64_t x, unsigned rounds)
     return x;
 }
 
+/* A key of the sample (--coll collect). */
+static int sampled(uint64_t k) { return (k >> 32) % 4 == 0; }
+
 /* The computation of batch b: keys of every bucket, owner = key % npes,
  * written in bucket order (equal buckets, so the alltoall is regular),
- * and their histogram over nbins. */
+ * and their histogram over nbins (or, for collect, the sample). */
 static void compute(int b, int half)
 {
     size_t per = keys_per_pe / (size_t)npes;
-    uint64_t *out = src[half];
+    uint64_t *out = src[half], *samp = samp_out[half];
     long *h = hist_out[half];
     memset(h, 0, nbins * sizeof *h);
+    samp[0] = 0;
     for (int p = 0; p < npes; p++)
         for (size_t i = 0; i < per; i++) {
             uint64_t seed = ((uint64_t)b << 40) ^ ((uint64_t)me << 24) ^ ((uint64_t)p << 20) ^ i;
@@ -96,6 +103,8 @@ static void compute(int b, int half)
             k = k - k % (uint64_t)npes + (uint64_t)p; /* owner p */
             out[(size_t)p * per + i] = k;
             h[k % nbins]++;
+            if (use_collect && sampled(k))
+                samp[1 + samp[0]++] = k;
         }
 }
 
@@ -103,6 +112,24 @@ static void compute(int b, int half)
 static uint64_t consume(int half, int *bad)
 {
     uint64_t sum = 0;
+    if (use_collect) {
+        /* Every PE's block: its count, then its sample. */
+        const uint64_t *d = samp_in[half], *end = d + (size_t)npes * (1 + keys_per_pe);
+        for (int p = 0; p < npes; p++) {
+            uint64_t n = *d++;
+            if (n > keys_per_pe || n > (uint64_t)(end - d)) {
+                *bad = 1;
+                return sum;
+            }
+            for (uint64_t i = 0; i < n; i++) {
+                *bad |= !sampled(d[i]);
+                sum += d[i];
+            }
+            sum += n;
+            d += n;
+        }
+        return sum;
+    }
     if (use_reduce) {
         long total = 0;
         for (size_t i = 0; i < nbins; i++)
@@ -121,7 +148,10 @@ static uint64_t consume(int half, int *bad)
 static void exchange_blocking(int half)
 {
     size_t per = keys_per_pe / (size_t)npes;
-    if (use_reduce)
+    if (use_collect)
+        shmem_uint64_collect(SHMEM_TEAM_WORLD, samp_in[half], samp_out[half],
+                             1 + samp_out[half][0]);
+    else if (use_reduce)
         shmem_long_sum_reduce(SHMEM_TEAM_WORLD, hist_in[half], hist_out[half], nbins);
     else
         shmem_uint64_alltoall(SHMEM_TEAM_WORLD, dst[half], src[half], per);
@@ -130,7 +160,10 @@ static void exchange_blocking(int half)
 static void exchange_start(int half, shmem_req_h *r)
 {
     size_t per = keys_per_pe / (size_t)npes;
-    if (use_reduce)
+    if (use_collect)
+        shmemx_uint64_collect_nb(SHMEM_TEAM_WORLD, samp_in[half], samp_out[half],
+                                 1 + samp_out[half][0], r);
+    else if (use_reduce)
         shmemx_long_sum_reduce_nb(SHMEM_TEAM_WORLD, hist_in[half], hist_out[half], nbins, r);
     else
         shmem_uint64_alltoall_nb(SHMEM_TEAM_WORLD, dst[half], src[half], per, r);
@@ -278,7 +311,8 @@ static void calibrate(void)
     double longer = tc > tx ? tc : tx;
     if (me == 0) {
         printf("exchange (blocking %s) %.3f ms per batch (median of %d, slowest PE)\n",
-               use_reduce ? "sum_reduce" : "alltoall", 1e3 * tx, SAMPLES);
+               use_collect ? "collect" : use_reduce ? "sum_reduce" : "alltoall", 1e3 * tx,
+               SAMPLES);
         printf("computation %.3f ms per batch at %u round(s) per key (1 round: %.3f ms; minima "
                "of %d)\n",
                1e3 * tc, work, 1e3 * t1, SAMPLES);
@@ -293,8 +327,11 @@ static void calibrate(void)
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--coll") && i + 1 < argc)
-            use_reduce = !strcmp(argv[++i], "reduce");
+        if (!strcmp(argv[i], "--coll") && i + 1 < argc) {
+            i++;
+            use_reduce = !strcmp(argv[i], "reduce");
+            use_collect = !strcmp(argv[i], "collect");
+        }
         else if (!strcmp(argv[i], "--keys") && i + 1 < argc)
             keys_per_pe = (size_t)atol(argv[++i]);
         else if (!strcmp(argv[i], "--batches") && i + 1 < argc)
@@ -310,7 +347,7 @@ int main(int argc, char **argv)
             only = !strcmp(argv[i], "blocking") ? ONLY_BLOCKING : ONLY_OVERLAPPED;
         }
         else {
-            fprintf(stderr, "usage: overlap [--coll alltoall|reduce] [--keys N] [--batches B] "
+            fprintf(stderr, "usage: overlap [--coll alltoall|reduce|collect] [--keys N] [--batches B] "
                             "[--reps R] [--rounds W] [--only blocking|overlapped] [--cpu]\n");
             return 2;
         }
@@ -327,7 +364,9 @@ int main(int argc, char **argv)
         dst[h] = shmem_malloc(keys_per_pe * sizeof(uint64_t));
         hist_in[h] = shmem_malloc(nbins * sizeof(long));
         hist_out[h] = shmem_malloc(nbins * sizeof(long));
-        if (!src[h] || !dst[h] || !hist_in[h] || !hist_out[h]) {
+        samp_out[h] = shmem_malloc((1 + keys_per_pe) * sizeof(uint64_t));
+        samp_in[h] = shmem_malloc((size_t)npes * (1 + keys_per_pe) * sizeof(uint64_t));
+        if (!src[h] || !dst[h] || !hist_in[h] || !hist_out[h] || !samp_out[h] || !samp_in[h]) {
             fprintf(stderr, "overlap: shmem_malloc failed\n");
             shmem_global_exit(1);
         }
@@ -363,7 +402,10 @@ int main(int argc, char **argv)
         }
         double bmed = median(tb, reps), omed = median(to, reps);
         printf("%d PEs, %s, %zu keys per PE per batch, %d batches, %d reps\n", npes,
-               use_reduce ? "sum_reduce of a histogram" : "alltoall of the keys", keys_per_pe,
+               use_collect  ? "collect of every PE's sample"
+               : use_reduce ? "sum_reduce of a histogram"
+                            : "alltoall of the keys",
+               keys_per_pe,
                batches, reps);
         if (only != ONLY_OVERLAPPED)
             printf("blocking    min %8.3f ms  median %8.3f ms\n", 1e3 * bmin, 1e3 * bmed);
@@ -390,6 +432,8 @@ int main(int argc, char **argv)
         printf("checks: %s\n", bad_any ? "FAILED" : "OK");
     }
     for (int h = 0; h < 2; h++) {
+        shmem_free(samp_in[h]);
+        shmem_free(samp_out[h]);
         shmem_free(hist_out[h]);
         shmem_free(hist_in[h]);
         shmem_free(dst[h]);
