@@ -3,7 +3,8 @@
  * nodes, where weft uses one leader per node (WEFT_COLL_HIER): barrier,
  * broadcast from every root (a leader or not, 8 B and 100 KB, and runs
  * of back-to-back calls from one root), sum and max
- * reductions (one element to several reduction chunks, dest == source),
+ * reductions (one element to several reduction chunks, dest == source,
+ * runs of small ones back to back, a double sum alike on every PE),
  * fcollect and collect, over the world and over
  * a strided team and a team of reversed order. Run under WEFT_TOPOLOGY
  * layouts; the same checks hold with the hierarchy off. */
@@ -69,6 +70,35 @@ static void check_team(shmem_team_t t, const char *what)
         shmem_long_max_reduce(t, rdst, rdst, m);
         for (size_t i = 0; i < m; i++)
             WT_CHECK(rdst[i] == n - 1, "max[%zu] = %ld", i, rdst[i]);
+    }
+    /* Small reductions back to back, with barriers and larger
+     * reductions between now and then (the reduction buffers alternate
+     * by call across all of them), and a double sum every PE must hold
+     * bitwise alike. */
+    WT_PHASE("%s: small reductions back to back", what);
+    double *dsum = (double *)(void *)(rdst + 16);
+    for (int rep = 0; rep < 64; rep++) {
+        size_t m = rep % 16 == 15 ? 1000 : (size_t)(1 + rep % 8);
+        for (size_t i = 0; i < m; i++)
+            rsrc[i] = (long)(me + 1) * (long)(i + 1) + rep;
+        shmem_long_sum_reduce(t, rdst, rsrc, m);
+        long tri = (long)n * (n + 1) / 2;
+        for (size_t i = 0; i < m; i++)
+            WT_CHECK(rdst[i] == tri * (long)(i + 1) + (long)n * rep, "call %d sum[%zu] = %ld",
+                     rep, i, rdst[i]);
+        if (rep % 5 == 0)
+            shmem_team_sync(t);
+        if (rep % 8 == 3) {
+            double *d = (double *)(void *)rsrc;
+            d[0] = 1.0 / (me + 3) + rep * 0.1;
+            shmem_double_sum_reduce(t, dsum, d, 1);
+            memcpy(&rsrc[8], dsum, sizeof(long)); /* the bits, compared as longs */
+            shmem_long_max_reduce(t, &rdst[0], &rsrc[8], 1);
+            long hi = rdst[0];
+            shmem_long_min_reduce(t, &rdst[0], &rsrc[8], 1);
+            WT_CHECK(rdst[0] == hi && hi == rsrc[8], "call %d: double sums differ between PEs",
+                     rep);
+        }
     }
     /* fcollect and collect write every member's dest: wait for the
      * checks of the others first. */
