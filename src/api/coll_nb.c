@@ -59,6 +59,7 @@
  * is ending, and the engine parks at its next wait before the exit handler
  * abandons the transport under it. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -527,6 +528,17 @@ static void direct_move(const struct weft_nb_op *op, int ring)
             direct_reduce(op);
         return;
     }
+    /* dest holds every block at every member, as the blocking collect
+     * checks: else the job ends here, naming the call. */
+    size_t total = 0;
+    for (int j = 0; j < n; j++) {
+        size_t lj = __atomic_load_n(member_word(t, j, WEFT_TF_NB_LEN + ring), __ATOMIC_RELAXED);
+        total = lj > SIZE_MAX - total ? SIZE_MAX : total + lj; /* saturates */
+    }
+    int seg;
+    uint64_t off;
+    if (total)
+        weft_sym_resolve_or_die(op->call, "dest", op->dest, total, &seg, &off);
     size_t at = 0;
     for (int j = 0; j < n; j++) {
         size_t lj = __atomic_load_n(member_word(t, j, WEFT_TF_NB_LEN + ring), __ATOMIC_RELAXED);
@@ -816,7 +828,8 @@ static int claim_first(const struct weft_team *t, int word, const struct weft_nb
 
 /* Collect seq (described by d), every member's slot in area word arrived:
  * into dest in team order, this PE's block from its source and the
- * others' from their slots; then the rest of the blocks longer than a
+ * others' from their slots, once dest is known to hold them all (as the
+ * blocking collect checks); then the rest of the blocks longer than a
  * slot (see above): this PE's own to each member that has not read it yet,
  * the others' read from their owners where this PE comes first, each
  * owner told; then it waits for what the others move instead. Ends with
@@ -827,9 +840,19 @@ static void gather_collect(struct weft_team *t, uint64_t seq, int word,
 {
     int n = t->size, me = t->my_pe;
     const char *area = weft_team_nb_area(t->slot, word);
-    size_t fits = d->stride - GATHER_HEAD, at = 0, mine = 0;
+    size_t fits = d->stride - GATHER_HEAD, at = 0, mine = 0, total = 0;
     uint64_t mark = 2 * (seq + 1), others = 0;
     int longer = 0;
+    for (int j = 0; j < n; j++) {
+        uint64_t len = d->count;
+        if (j != me)
+            memcpy(&len, area + (size_t)j * d->stride + GATHER_LEN, sizeof len);
+        total = len > SIZE_MAX - total ? SIZE_MAX : total + (size_t)len; /* saturates */
+    }
+    int dseg = 0;
+    uint64_t doff = 0;
+    if (total)
+        weft_sym_resolve_or_die(call, "dest", d->dest, total, &dseg, &doff);
     for (int j = 0; j < n; j++) {
         const char *slot = area + (size_t)j * d->stride;
         uint64_t len = d->count;
@@ -849,9 +872,6 @@ static void gather_collect(struct weft_team *t, uint64_t seq, int word,
     if (!longer)
         return;
     if (d->count > fits) {
-        int dseg;
-        uint64_t doff;
-        weft_sym_resolve_or_die(call, "dest", d->dest, 1, &dseg, &doff);
         for (int j = 0; j < n; j++) {
             if (j == me)
                 continue;

@@ -18,7 +18,11 @@
  * With small receive areas (WEFT_COLL_NB_AREA=4K, as CMakeLists.txt runs
  * one variant) every block of LONG bytes exceeds its slot: what does not
  * fit moves at the completion of whichever of its owner and each other
- * member comes first. */
+ * member comes first.
+ * With argument "overflow" (and an 8 MiB heap, as CMakeLists.txt runs it),
+ * every PE's block fits its own dest but all of them together run past
+ * the heap's end: the job must end naming the call and dest, as the
+ * blocking collect does, without writing past the heap. */
 #include "weft_test.h"
 
 #include <shmemx.h>
@@ -190,9 +194,26 @@ static void beyond_the_areas(void)
         shmem_team_destroy(t[i]);
 }
 
-int main(void)
+/* Blocks of OVERFLOW_LEN bytes: one fits an 8 MiB heap twice (source and
+ * dest), two past dest do not. */
+#define OVERFLOW_LEN ((size_t)3 << 20)
+
+static void dest_too_small(void)
+{
+    unsigned char *s = shmem_malloc(OVERFLOW_LEN), *d = shmem_malloc(OVERFLOW_LEN);
+    WT_CHECK(s && d, "shmem_malloc");
+    memset(s, 1, OVERFLOW_LEN);
+    shmem_req_h r;
+    shmemx_collectmem_nb(SHMEM_TEAM_WORLD, d, s, OVERFLOW_LEN, &r);
+    shmem_req_wait(&r);
+    WT_FAIL("the collect into a dest too small for every block completed");
+}
+
+int main(int argc, char **argv)
 {
     wt_init("coll.nb_collect");
+    if (argc > 1 && !strcmp(argv[1], "overflow"))
+        dest_too_small();
     src = shmem_malloc((size_t)MANY * SRC_MAX);
     dst = shmem_malloc((size_t)MANY * dst_max(wt_npes));
     told = shmem_calloc(1, sizeof(long));
