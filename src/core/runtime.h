@@ -177,9 +177,9 @@ struct weft_internal_sym {
         uint64_t result;   /* heap offset; UINT64_MAX: NULL */
     } agree;
     uint64_t agree_reported; /* set by the PE that reported a disagreement */
-    /* Non-zero while this PE sleeps on a futex in a wait for a node peer
-     * (runtime/sync.c, weft_poll_onnode_sleep): the peer that writes what
-     * it waits for then wakes it. */
+    /* How many of this PE's threads sleep on a futex in a wait for a node
+     * peer (runtime/sync.c, weft_poll_onnode_sleep): while non-zero, the
+     * peer that writes what they wait for wakes them. */
     uint64_t onnode_sleeping;
 };
 

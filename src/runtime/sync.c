@@ -372,13 +372,16 @@ void weft_poll_onnode_sleep(const uint64_t *word, int high, uint64_t seen, unsig
     unsigned s = ++*spins;
     if (!(s & 15))
         weft_wait_slow(s);
+    /* A count, not a flag: where threads of this PE sleep at once (teams'
+     * collectives under SHMEM_THREAD_MULTIPLE), the first to wake must not
+     * hide the others from their writers. */
     uint64_t *asleep = &weft_rt.sym->onnode_sleeping;
-    __atomic_store_n(asleep, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(asleep, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(word, __ATOMIC_SEQ_CST) == seen) {
         struct timespec ts = {0, ONNODE_SLEEP_NS};
         futex_op(futex_half(word, high), FUTEX_WAIT, (uint32_t)(high ? seen >> 32 : seen), &ts);
     }
-    __atomic_store_n(asleep, 0, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(asleep, 1, __ATOMIC_RELAXED);
     weft_transport_progress();
 }
 
