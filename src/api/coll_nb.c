@@ -826,6 +826,16 @@ static int claim_first(const struct weft_team *t, int word, const struct weft_nb
     return old < (mark & ~(uint64_t)1);
 }
 
+/* Member j's block length in collect d, whose slots are in area: this
+ * PE's own from d, the others' from their slots' headers. */
+static uint64_t gather_len(const char *area, const struct weft_nb_piece *d, int j, int me)
+{
+    uint64_t len = d->count;
+    if (j != me)
+        memcpy(&len, area + (size_t)j * d->stride + GATHER_LEN, sizeof len);
+    return len;
+}
+
 /* Collect seq (described by d), every member's slot in area word arrived:
  * into dest in team order, this PE's block from its source and the
  * others' from their slots, once dest is known to hold them all (as the
@@ -844,9 +854,7 @@ static void gather_collect(struct weft_team *t, uint64_t seq, int word,
     uint64_t mark = 2 * (seq + 1), others = 0;
     int longer = 0;
     for (int j = 0; j < n; j++) {
-        uint64_t len = d->count;
-        if (j != me)
-            memcpy(&len, area + (size_t)j * d->stride + GATHER_LEN, sizeof len);
+        uint64_t len = gather_len(area, d, j, me);
         total = len > SIZE_MAX - total ? SIZE_MAX : total + (size_t)len; /* saturates */
     }
     int dseg = 0;
@@ -854,16 +862,14 @@ static void gather_collect(struct weft_team *t, uint64_t seq, int word,
     if (total)
         weft_sym_resolve_or_die(call, "dest", d->dest, total, &dseg, &doff);
     for (int j = 0; j < n; j++) {
-        const char *slot = area + (size_t)j * d->stride;
-        uint64_t len = d->count;
+        uint64_t len = gather_len(area, d, j, me);
         if (j == me) {
             mine = at;
             if (len)
                 memmove(d->dest + at, d->source, len);
-        } else {
-            memcpy(&len, slot + GATHER_LEN, sizeof len);
-            if (len)
-                memcpy(d->dest + at, slot + GATHER_HEAD, len < fits ? len : fits);
+        } else if (len) {
+            memcpy(d->dest + at, area + (size_t)j * d->stride + GATHER_HEAD,
+                   len < fits ? len : fits);
         }
         longer |= len > fits;
         at += len;
@@ -886,9 +892,7 @@ static void gather_collect(struct weft_team *t, uint64_t seq, int word,
     uint64_t soff = 0;
     at = 0;
     for (int j = 0, resolved = 0; j < n; j++) {
-        uint64_t len = d->count;
-        if (j != me)
-            memcpy(&len, area + (size_t)j * d->stride + GATHER_LEN, sizeof len);
+        uint64_t len = gather_len(area, d, j, me);
         if (j != me && len > fits) {
             if (!resolved++)
                 weft_sym_resolve_or_die(call, "source", d->source, 1, &sseg, &soff);
